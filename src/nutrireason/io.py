@@ -1,0 +1,58 @@
+"""Atomic writes: a failure never leaves a half-written artifact behind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+@contextmanager
+def atomic_path(target: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it over ``target`` only on success."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text_atomic(target: str | Path, text: str) -> Path:
+    """Write ``text`` to ``target`` atomically (UTF-8)."""
+    with atomic_path(target) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(target)
+
+
+def write_json_atomic(target: str | Path, data: Any) -> Path:
+    """Write ``data`` as stable, indented JSON atomically."""
+    return write_text_atomic(target, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_parquet_atomic(target: str | Path, frame: pd.DataFrame) -> Path:
+    """Write a DataFrame to Parquet atomically, without the pandas index."""
+    with atomic_path(target) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return Path(target)
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
