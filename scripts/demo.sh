@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Main job on the offline default: install, pull the pinned data bundles, run the pipeline.
+source "$(dirname "$0")/env.sh"
+exec .venv/bin/nutrireason demo "$@"
