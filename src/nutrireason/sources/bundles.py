@@ -67,8 +67,8 @@ def state(bundle: Bundle, home: Path | None = None) -> BundleState:
     present = False
     files = 0
     size = 0
-    if marker.is_file():
-        recorded = json.loads(marker.read_text(encoding="utf-8"))
+    recorded = _read_marker(marker)
+    if recorded:
         listed = [path / name for name in recorded.get("files", [])]
         present = (
             recorded.get("version") == bundle.version
@@ -78,6 +78,15 @@ def state(bundle: Bundle, home: Path | None = None) -> BundleState:
         files = len(listed)
         size = sum(p.stat().st_size for p in listed if p.is_file())
     return BundleState(bundle, path, present, files, size)
+
+
+def _read_marker(marker: Path) -> dict:
+    """The marker's record; a missing or damaged marker reads as nothing unpacked."""
+    try:
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
 
 
 def pull(

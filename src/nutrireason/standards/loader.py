@@ -5,14 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from nutrireason.errors import DataError
 
 Model = TypeVar("Model", bound=BaseModel)
+# A finite, non-negative number written as a number (YAML `yes` or "3" are rejected).
+Number = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)]
+# Every value names where it comes from.
+Source = Annotated[str, Field(min_length=1)]
 
 
 class _Strict(BaseModel):
@@ -22,10 +34,10 @@ class _Strict(BaseModel):
 class Threshold(_Strict):
     """One threshold: a single value or a male/female pair, with its source."""
 
-    value: float | None = None
-    male: float | None = None
-    female: float | None = None
-    source: str
+    value: Number | None = None
+    male: Number | None = None
+    female: Number | None = None
+    source: Source
     basis: str | None = None
 
     @model_validator(mode="after")
@@ -66,15 +78,16 @@ class Nutrient(_Strict):
 
 class NutrientTable(_Strict):
     version: int
-    source: str
+    source: Source
     comparators: dict[Literal["low", "high"], Literal["<=", ">="]]
     nutrients: list[Nutrient] = Field(min_length=1)
 
-    @model_validator(mode="after")
-    def _unique(self) -> NutrientTable:
-        _require_unique([n.id for n in self.nutrients], "nutrient id")
-        _require_unique([n.tag for n in self.nutrients], "nutrient tag")
-        return self
+    @field_validator("nutrients")
+    @classmethod
+    def _unique(cls, nutrients: list[Nutrient]) -> list[Nutrient]:
+        _require_unique([n.id for n in nutrients], "nutrient id")
+        _require_unique([n.tag for n in nutrients], "nutrient tag")
+        return nutrients
 
 
 class Indicator(_Strict):
@@ -87,13 +100,14 @@ class Indicator(_Strict):
 
 class IndicatorTable(_Strict):
     version: int
-    source: str
+    source: Source
     indicators: list[Indicator]
 
-    @model_validator(mode="after")
-    def _unique(self) -> IndicatorTable:
-        _require_unique([i.id for i in self.indicators], "indicator id")
-        return self
+    @field_validator("indicators")
+    @classmethod
+    def _unique(cls, indicators: list[Indicator]) -> list[Indicator]:
+        _require_unique([i.id for i in indicators], "indicator id")
+        return indicators
 
 
 class Condition(_Strict):
@@ -103,9 +117,15 @@ class Condition(_Strict):
     label: str
     kind: Literal["health_condition", "special_diet"]
     tags: list[str] = Field(min_length=1)
-    source: str
+    source: Source
     definition: str | None = None
     diet_code: int | None = None
+
+    @field_validator("tags")
+    @classmethod
+    def _distinct(cls, tags: list[str]) -> list[str]:
+        _require_unique(tags, "tag")
+        return tags
 
     @model_validator(mode="after")
     def _diet_code(self) -> Condition:
@@ -115,8 +135,8 @@ class Condition(_Strict):
 
 
 class RuleValue(_Strict):
-    value: float
-    source: str
+    value: Number
+    source: Source
     comparator: Literal["<", "<=", ">", ">="] | None = None
 
 
@@ -124,7 +144,7 @@ class MultumOpioid(_Strict):
     level1: list[int]
     level2: list[int]
     level3: list[int]
-    source: str
+    source: Source
 
 
 class Rules(_Strict):
@@ -141,31 +161,37 @@ class Rules(_Strict):
 
 class ConditionTable(_Strict):
     version: int
-    source: str
+    source: Source
     conditions: list[Condition]
     rules: Rules
     diet_codes: dict[int, str]
 
-    @model_validator(mode="after")
-    def _unique(self) -> ConditionTable:
-        _require_unique([c.id for c in self.conditions], "condition id")
-        codes = [c.diet_code for c in self.conditions if c.diet_code is not None]
-        _require_unique(codes, "diet_code")
-        unknown = [code for code in codes if code not in self.diet_codes]
-        if unknown:
-            raise ValueError(f"diet_code {unknown[0]} is not listed under diet_codes")
-        return self
+    @field_validator("conditions")
+    @classmethod
+    def _unique(cls, conditions: list[Condition]) -> list[Condition]:
+        _require_unique([c.id for c in conditions], "condition id")
+        _require_unique([c.diet_code for c in conditions if c.diet_code is not None], "diet_code")
+        return conditions
+
+    @field_validator("diet_codes")
+    @classmethod
+    def _listed(cls, diet_codes: dict[int, str], info: ValidationInfo) -> dict[int, str]:
+        for condition in info.data.get("conditions", []):
+            if condition.diet_code is not None and condition.diet_code not in diet_codes:
+                raise ValueError(f"diet_code {condition.diet_code} of {condition.id!r} is "
+                                 "not listed here")
+        return diet_codes
 
 
 class TagSource(_Strict):
     tag: str
     category: Literal["macro", "micro"]
-    sources: list[str] = Field(min_length=1)
+    sources: list[Source] = Field(min_length=1)
 
 
 class TagSourceTable(_Strict):
     version: int
-    source: str
+    source: Source
     tags: list[TagSource]
 
 
@@ -183,18 +209,25 @@ class HabitItem(_Strict):
 
 class HabitTable(_Strict):
     version: int
-    source: str
+    source: Source
     share: RuleValue
     max_share: RuleValue
     items: list[HabitItem] = Field(min_length=1)
 
-    @model_validator(mode="after")
-    def _unique(self) -> HabitTable:
-        _require_unique([i.variable for i in self.items], "habit variable")
-        _require_unique([n for i in self.items for n in (i.high, i.low)], "habit tag name")
-        if not 0 < self.share.value <= self.max_share.value < 0.5:
+    @field_validator("max_share")
+    @classmethod
+    def _shares(cls, max_share: RuleValue, info: ValidationInfo) -> RuleValue:
+        share = info.data.get("share")
+        if share is not None and not 0 < share.value <= max_share.value < 0.5:
             raise ValueError("need 0 < share <= max_share < 0.5")
-        return self
+        return max_share
+
+    @field_validator("items")
+    @classmethod
+    def _unique(cls, items: list[HabitItem]) -> list[HabitItem]:
+        _require_unique([i.variable for i in items], "habit variable")
+        _require_unique([n for i in items for n in (i.high, i.low)], "habit tag name")
+        return items
 
 
 class Bundle(_Strict):
@@ -215,17 +248,18 @@ class BundleTable(_Strict):
     version: int
     bundles: list[Bundle]
 
-    @model_validator(mode="after")
-    def _unique(self) -> BundleTable:
-        _require_unique([b.id for b in self.bundles], "bundle id")
-        return self
+    @field_validator("bundles")
+    @classmethod
+    def _unique(cls, bundles: list[Bundle]) -> list[Bundle]:
+        _require_unique([b.id for b in bundles], "bundle id")
+        return bundles
 
 
 def _require_unique(values: list[Any], what: str) -> None:
     seen: set[Any] = set()
-    for value in values:
+    for index, value in enumerate(values):
         if value in seen:
-            raise ValueError(f"duplicate {what} {value!r}")
+            raise ValueError(f"duplicate {what} {value!r} (entry {index})")
         seen.add(value)
 
 
@@ -271,7 +305,13 @@ def load_model(path: Path, model: type[Model]) -> Model:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise DataError(path, f"not valid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and start:
+            problem += f" ({context} at line {start.line + 1})"
+        raise DataError(path, f"not valid YAML{where}: {problem}") from exc
     if not isinstance(raw, dict):
         raise DataError(path, "top level must be a mapping", value=type(raw).__name__)
     try:
