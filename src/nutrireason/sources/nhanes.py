@@ -92,9 +92,6 @@ ROW_TABLES = {"RXQ_RX", "DR1IFF", DRUG_TABLE}
 # Columns a file must have, beyond SEQN (RXQ_DRUG has no SEQN: its key is RXDDRGID).
 REQUIRED = {"DEMO": ("RIDAGEYR", "RIAGENDR"), "DR1IFF": ("DR1IFDCD",), DRUG_TABLE: ("RXDDRGID",)}
 
-STRING_COLUMNS = {"sex", "device", "drug_id", "drug_name", "source_file"}
-INT_COLUMNS = {"food_code", "source_row"}
-BOOLEAN_COLUMNS = {"reliable", *(f"diet_{k}" for k in _DIETS)}
 
 
 @dataclass(frozen=True)
@@ -483,18 +480,8 @@ BUILDERS = {
 
 
 def finish(concept: str, frame: pd.DataFrame | None) -> pd.DataFrame:
-    """Conform to the schema and set the value dtypes (float64, boolean, object, int64)."""
-    out = conform(concept, empty_table(concept) if frame is None else frame)
-    for col in CONCEPT_COLUMNS[concept]:
-        if col in STRING_COLUMNS:
-            out[col] = out[col].astype(object).where(out[col].notna(), None)
-        elif col in BOOLEAN_COLUMNS:
-            out[col] = out[col].astype("boolean")
-        elif col in INT_COLUMNS:
-            out[col] = out[col].astype("int64")
-        else:
-            out[col] = pd.to_numeric(out[col], errors="coerce").astype("float64")
-    return out
+    """Conform to the schema, with its dtypes (an empty table when ``frame`` is None)."""
+    return empty_table(concept) if frame is None else conform(concept, frame)
 
 
 # -------------------------------------------------------------------------------- public API

@@ -84,6 +84,12 @@ CONCEPT_COLUMNS: dict[str, list[str]] = {
 
 CONCEPTS = list(CONCEPT_COLUMNS)
 
+# Value dtypes: text columns are object (None when missing), flags are pandas' nullable boolean,
+# ids are int64, every other column is float64 (NHANES codes and measurements alike).
+STRING_COLUMNS = {"sex", "device", "drug_id", "drug_name", "source_file"}
+INT_COLUMNS = {"food_code", "source_row"}
+BOOLEAN_COLUMNS = {"reliable", *CONCEPT_COLUMNS["special_diets"][1:]}  # diet_k flags
+
 
 @dataclass
 class NhanesTables:
@@ -106,17 +112,26 @@ class NhanesTables:
 
 
 def empty_table(concept: str) -> pd.DataFrame:
-    """An empty tidy table with the concept's columns and key dtypes."""
-    frame = pd.DataFrame(columns=KEYS + CONCEPT_COLUMNS[concept])
-    frame["seqn"] = frame["seqn"].astype("int64")
-    frame["cycle"] = frame["cycle"].astype("object")
-    return frame
+    """An empty tidy table with the concept's columns and dtypes."""
+    return conform(concept, pd.DataFrame(columns=KEYS + CONCEPT_COLUMNS[concept]))
 
 
 def conform(concept: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """Return ``frame`` with exactly the concept's columns in order (missing ones as NA)."""
-    wanted = KEYS + CONCEPT_COLUMNS[concept]
-    out = frame.reindex(columns=wanted)
+    """Return ``frame`` with exactly the concept's columns in order (missing ones as NA) and
+    the schema's dtypes."""
+    out = frame.reindex(columns=KEYS + CONCEPT_COLUMNS[concept]).reset_index(drop=True)
     out["seqn"] = out["seqn"].astype("int64")
     out["cycle"] = out["cycle"].astype("object")
-    return out.reset_index(drop=True)
+    for column in CONCEPT_COLUMNS[concept]:
+        out[column] = _as_dtype(out[column], column)
+    return out
+
+
+def _as_dtype(values: pd.Series, column: str) -> pd.Series:
+    if column in STRING_COLUMNS:
+        return values.astype(object).where(values.notna(), None)
+    if column in BOOLEAN_COLUMNS:
+        return values.astype("boolean")
+    if column in INT_COLUMNS:
+        return values.astype("int64")
+    return pd.to_numeric(values, errors="coerce").astype("float64")
