@@ -1,0 +1,25 @@
+"""Model backends behind one async interface, a response cache and a retry policy."""
+
+from nutrireason.models.base import Backend
+from nutrireason.models.cache import ResponseCache
+from nutrireason.models.errors import MissingDependency, ModelError
+from nutrireason.models.registry import get_backend, parse_spec
+from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
+from nutrireason.models.types import (
+    ChatRequest,
+    GenerationSettings,
+    ImagePart,
+    Message,
+    ModelResponse,
+    TextPart,
+    Usage,
+    cache_key,
+    system,
+    user,
+)
+
+__all__ = [
+    "Backend", "ChatRequest", "GenerationSettings", "ImagePart", "Message", "MissingDependency",
+    "ModelError", "ModelResponse", "ResponseCache", "RetriesExhausted", "RetryPolicy", "TextPart",
+    "Usage", "cache_key", "call_with_retry", "get_backend", "parse_spec", "system", "user",
+]

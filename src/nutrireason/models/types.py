@@ -1,0 +1,117 @@
+"""The shapes every backend speaks: chat messages (OpenAI's shape), settings, responses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextPart(_Model):
+    """A text part of a message."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageURL(_Model):
+    url: str
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class ImagePart(_Model):
+    """An image part: an http(s) URL or a ``data:image/...;base64,`` URL."""
+
+    type: Literal["image_url"] = "image_url"
+    image_url: ImageURL
+
+
+class Message(_Model):
+    """One chat message; ``content`` is plain text or a list of text and image parts."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str | list[TextPart | ImagePart]
+
+    def text(self) -> str:
+        """The message's text, parts joined by newlines (images left out)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def has_images(self) -> bool:
+        return not isinstance(self.content, str) and any(
+            isinstance(p, ImagePart) for p in self.content)
+
+
+class GenerationSettings(_Model):
+    """Decoding settings. ``None`` leaves a value to the provider's default."""
+
+    temperature: float | None = 0.0
+    max_tokens: int | None = 512
+    stop: list[str] | None = None
+    seed: int | None = None
+    json_mode: bool = False
+    grammar: str | None = Field(default=None, description="GBNF grammar (llama.cpp only)")
+
+
+class ChatRequest(_Model):
+    """What a method sends: messages plus settings."""
+
+    messages: list[Message]
+    settings: GenerationSettings = Field(default_factory=GenerationSettings)
+
+    def fingerprint(self) -> str:
+        """sha256 of the canonical JSON of the whole request."""
+        return _sha256(self.model_dump(mode="json"))
+
+
+class Usage(_Model):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class ModelResponse(_Model):
+    """What a backend returns for one successful call."""
+
+    text: str
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    model: str = ""
+    finish_reason: str | None = None
+    raw: dict[str, Any] | None = None
+    cached: bool = False
+    dropped_params: list[str] = Field(default_factory=list)
+
+
+def canonical_json(data: Any) -> str:
+    """Stable JSON: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sha256(data: Any) -> str:
+    return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+
+
+def cache_key(backend_identity: dict[str, Any], request: ChatRequest) -> str:
+    """Cache key: sha256 over (backend identity, full request)."""
+    return _sha256({"backend": backend_identity, "request": request.model_dump(mode="json")})
+
+
+def user(text: str) -> Message:
+    """Shorthand for a user text message."""
+    return Message(role="user", content=text)
+
+
+def system(text: str) -> Message:
+    """Shorthand for a system message."""
+    return Message(role="system", content=text)
