@@ -152,6 +152,49 @@ def print_users_summary(build) -> None:
     console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
 
 
+@app.command("run")
+@friendly
+def run_command(
+    benchmark: Annotated[Path, typer.Argument(help="Benchmark items (JSONL, one item per line).")],
+    out: Annotated[Path, typer.Option(help="Run directory (records.jsonl + manifest.json).")],
+    method: Annotated[list[str] | None, typer.Option(help="Method name; repeatable.")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        help="Provider string, e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo; "
+        "repeatable.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Samples in flight at once.")] = 8,
+    limit: Annotated[int | None, typer.Option(min=0, help="Run only this many items.")] = None,
+    offset: Annotated[int, typer.Option(min=0, help="Skip this many items first.")] = 0,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed sent to the model.")] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Output token budget.")] = 512,
+    json_mode: Annotated[bool, typer.Option(help="Ask for a JSON object answer.")] = False,
+    cache: Annotated[bool, typer.Option(help="Reuse cached responses.")] = True,
+    retry_errors: Annotated[bool, typer.Option(
+        help="On resume, run again the samples that ended in an error.")] = False,
+    max_attempts: Annotated[int, typer.Option(min=1, help="Attempts per model call.")] = 5,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Evaluate methods x models on a benchmark; re-run the same command to resume."""
+    from nutrireason.models.retry import RetryPolicy
+    from nutrireason.models.types import GenerationSettings
+    from nutrireason.runs import RunConfig, run
+
+    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                  json_mode=json_mode)
+    config = RunConfig(benchmark=benchmark, out=out, methods=method or ["prompt"],
+                       models=model or ["scripted/echo"], settings=settings,
+                       concurrency=concurrency, limit=limit, offset=offset, cache=cache,
+                       retry_errors=retry_errors, retry=RetryPolicy(max_attempts=max_attempts),
+                       progress=progress)
+    summary = run(config)
+    state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
+    console.print(f"{state}: {summary.ok} ok, {summary.errors} errors, {summary.skipped} already "
+                  f"done of {summary.planned}; {summary.model_calls} model calls, "
+                  f"{summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {out}")
+    if summary.interrupted:
+        raise typer.Exit(130)
+
+
 @app.command("demo")
 @friendly
 def demo(index_url: IndexUrl = None) -> None:
