@@ -45,7 +45,10 @@ def get_backend(spec: str, **overrides: Any) -> Backend:
     if provider == "scripted":
         from nutrireason.models.scripted import ScriptedBackend
 
-        return ScriptedBackend(model, **options)
+        try:
+            return ScriptedBackend(model, **options)
+        except TypeError as exc:
+            raise NutriReasonError(f"model {spec!r}: unknown option ({exc})") from exc
     if provider in ("openai", "openai-compatible"):
         from nutrireason.models.openai_compat import OpenAICompatBackend
 

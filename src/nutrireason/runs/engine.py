@@ -105,8 +105,9 @@ class CallProxy:
 
     async def generate(self, request: ChatRequest) -> ModelResponse:
         self.requests.append(request)
-        key = cache_key(self.backend.identity(), request) if self.cache else ""
-        cached = self.cache.get(key) if self.cache else None
+        use_cache = self.cache is not None
+        key = cache_key(self.backend.identity(), request) if use_cache else ""
+        cached = self.cache.get(key) if use_cache else None
         if cached is not None:
             self.cache_hits += 1
             self.responses.append(cached)
@@ -119,7 +120,7 @@ class CallProxy:
             self.attempts += exc.attempts
             raise
         self.attempts += attempts
-        if self.cache:
+        if use_cache:
             self.cache.put(key, self.backend.provider, self.backend.model, response)
         self.responses.append(response)
         return response
@@ -158,7 +159,7 @@ async def run_async(config: RunConfig) -> RunSummary:
         return summary
     finally:
         log.close()
-        if cache:
+        if cache is not None:
             cache.close()
         for backend in backends.values():
             await backend.aclose()

@@ -1,0 +1,5 @@
+"""``python -m nutrireason`` runs the CLI."""
+
+from nutrireason.cli import app
+
+app()
