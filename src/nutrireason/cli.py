@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -47,8 +46,10 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def show(frame: pd.DataFrame, title: str) -> None:
-    """Print a DataFrame as a rich table."""
+def show(frame: Any, title: str) -> None:
+    """Print a pandas DataFrame as a rich table."""
+    import pandas as pd
+
     table = Table(title=title, title_justify="left")
     for column in frame.columns:
         numeric = frame[column].dtype.kind in "iuf"
@@ -76,6 +77,8 @@ def data_pull(
 @friendly
 def data_status() -> None:
     """List the offline bundles: present or not, version, files and size."""
+    import pandas as pd
+
     from nutrireason.paths import data_home
     from nutrireason.sources.bundles import select, state
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.runs.test_engine import write_items
 
-ITEMS = 240
+ITEMS = 300
 MODEL = "scripted/echo?latency=0.02"
 
 
@@ -41,7 +41,7 @@ def test_sigkill_at_random_points_then_resume_equals_clean_run(tmp_path):
     for _ in range(5):
         process = subprocess.Popen(command(bench, killed), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.6, 1.6))
+        time.sleep(rng.uniform(0.5, 2.0))
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
         if (killed / "records.jsonl").exists():

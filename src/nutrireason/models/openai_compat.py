@@ -10,6 +10,7 @@ system instruction alone. A dropped parameter stays dropped for the backend's li
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import email.utils
 import json
@@ -66,11 +67,30 @@ class OpenAICompatBackend(Backend):
         self.timeout = timeout
         self._api_key = api_key or _api_key_from_env(provider)
         self._openai = openai
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=self._api_key,
-                                          max_retries=0, timeout=timeout)
+        self._base_url_arg = base_url
+        self._client = self._new_client()
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         # The URL actually used (the SDK falls back to OPENAI_BASE_URL, then OpenAI's own).
         self.base_url = base_url or str(self._client.base_url).rstrip("/")
         self._dropped: list[str] = []
+
+    def _new_client(self) -> Any:
+        # max_retries=0: retries are the run engine's job (nutrireason.models.retry).
+        return self._openai.AsyncOpenAI(base_url=self._base_url_arg, api_key=self._api_key,
+                                        max_retries=0, timeout=self.timeout)
+
+    def _loop_client(self) -> Any:
+        """The client for the running event loop.
+
+        An async HTTP client's connections belong to the loop that opened them; a backend used
+        from a second ``asyncio.run`` gets a fresh client instead of "Event loop is closed".
+        """
+        loop = asyncio.get_running_loop()
+        if self._client_loop is None:
+            self._client_loop = loop
+        elif self._client_loop is not loop:
+            self._client, self._client_loop = self._new_client(), loop
+        return self._client
 
     # -- description -------------------------------------------------------------------------
 
@@ -95,13 +115,14 @@ class OpenAICompatBackend(Backend):
             kwargs = self._request_kwargs(request)
             started = time.perf_counter()
             try:
-                response = await self._client.chat.completions.create(**kwargs)
+                response = await self._loop_client().chat.completions.create(**kwargs)
             except self._openai.APIStatusError as error:
                 param = self._rejected_param(error, kwargs)
                 if param is None:
                     raise self._model_error(error) from None
-                self._dropped.append(param)  # retry at once without it: not a failed attempt
-                continue
+                if param not in self._dropped:  # a concurrent call may have dropped it already
+                    self._dropped.append(param)
+                continue  # at once, without it: not a failed attempt
             except Exception as error:
                 raise self._model_error(error) from None
             latency = time.perf_counter() - started
@@ -132,7 +153,7 @@ class OpenAICompatBackend(Backend):
         if not isinstance(error, (self._openai.BadRequestError,
                                   self._openai.UnprocessableEntityError)):
             return None
-        candidates = [p for p in FALLBACK_PARAMS if p in sent and p not in self._dropped]
+        candidates = [p for p in FALLBACK_PARAMS if p in sent]
         param = getattr(error, "param", None)
         if isinstance(param, str):
             for name in candidates:
@@ -230,7 +251,11 @@ class OpenAICompatBackend(Backend):
         return text
 
     async def aclose(self) -> None:
-        await self._client.close()
+        """Close the HTTP client (a later call opens a new one)."""
+        try:
+            await self._client.close()
+        except RuntimeError:  # its event loop is gone: its connections went with it
+            pass
 
 
 def _api_key_from_env(provider: str) -> str:
