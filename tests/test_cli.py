@@ -23,6 +23,7 @@ EXPECTED_COMMANDS = {
     ("standards",),
     ("standards", "check"),
     ("demo",),
+    ("run",),
 }
 
 

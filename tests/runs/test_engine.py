@@ -131,7 +131,7 @@ def test_partial_last_line_from_a_kill_is_repaired(tmp_path):
 
 def test_a_different_run_in_the_same_directory_is_refused(tmp_path):
     run(config(tmp_path))
-    with pytest.raises(NutriReasonError, match="models differs"):
+    with pytest.raises(NutriReasonError, match="model_specs differs"):
         run(config(tmp_path, models=["scripted/yes"]))
 
 

@@ -15,6 +15,7 @@ from nutrireason.errors import NutriReasonError
 from nutrireason.models.base import Backend
 
 PROVIDERS = ("openai", "openai-compatible", "llamacpp", "scripted")
+SECRET_OPTIONS = ("key", "token", "secret", "password")
 
 
 def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
@@ -26,7 +27,14 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
             f"model {spec!r} is not a provider string; expected one of "
             "openai/<model>, openai-compatible/<model>@<base_url>, llamacpp/<name or .gguf path>, "
             "scripted/<name>")
-    return provider, model, {k: _number(v) for k, v in parse_qsl(query, strict_parsing=False)}
+    options = {k: _number(v) for k, v in parse_qsl(query, strict_parsing=False)}
+    secret = [k for k in options if any(word in k.lower() for word in SECRET_OPTIONS)]
+    if secret:
+        raise NutriReasonError(
+            f"option {secret[0]!r} looks like a secret; provider strings are recorded in "
+            "manifests, so pass keys through environment variables (OPENAI_API_KEY, "
+            "NUTRIREASON_API_KEY)")
+    return provider, model, options
 
 
 def _number(text: str) -> Any:

@@ -21,6 +21,7 @@ class RetryPolicy:
     base_delay: float = 1.0
     max_delay: float = 60.0
     jitter: float = 0.5
+    min_retry_after: float = 0.05
     rng: random.Random = field(default_factory=random.Random, repr=False)
 
     def delay(self, attempt: int, error: ModelError) -> float:
@@ -28,7 +29,7 @@ class RetryPolicy:
         backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
         backoff *= 1 + self.jitter * (2 * self.rng.random() - 1)
         if error.retry_after is not None:
-            return min(self.max_delay, max(error.retry_after, 0.0))
+            return min(self.max_delay, max(error.retry_after, self.min_retry_after))
         return max(0.0, backoff)
 
 

@@ -155,7 +155,9 @@ async def run_async(config: RunConfig) -> RunSummary:
             summary.interrupted = True
         summary.wall_s = time.perf_counter() - started
         status = "interrupted" if summary.interrupted else "finished"
-        write_manifest(config.out, manifest | {"status": status, "summary": _as_dict(summary)})
+        models = {spec: backend.describe() for spec, backend in backends.items()}  # fallbacks
+        write_manifest(config.out, manifest | {"status": status, "models": models,
+                                               "summary": _as_dict(summary)})
         return summary
     finally:
         log.close()
@@ -172,6 +174,7 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
         "benchmark_sha256": benchmark.sha256,
         "benchmark_items": len(benchmark.items),
         "methods": [m.describe() for m in methods],
+        "model_specs": list(backends),
         "models": {spec: backend.describe() for spec, backend in backends.items()},
         "settings": config.settings.model_dump(mode="json"),
         "concurrency": config.concurrency,

@@ -17,7 +17,7 @@ from nutrireason.io import write_text_atomic
 
 MANIFEST_FILE = "manifest.json"
 # Fields that define what a run computes; a resumed run must agree on all of them.
-IDENTITY_FIELDS = ("benchmark_sha256", "methods", "models")
+IDENTITY_FIELDS = ("benchmark_sha256", "methods", "model_specs")
 PACKAGES = ("pandas", "pydantic", "openai", "llama_cpp_python", "numpy")
 
 
