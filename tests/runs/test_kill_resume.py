@@ -52,3 +52,26 @@ def test_sigkill_at_random_points_then_resume_equals_clean_run(tmp_path):
     assert got == expected
     print("records after each kill:", progress)
     assert any(0 < n < ITEMS for n in progress), progress  # some kill landed mid-run
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
+    bench = write_items(tmp_path / "items.jsonl", ITEMS)
+    out = tmp_path / "run"
+    process = subprocess.Popen(command(bench, out), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while not (out / "records.jsonl").exists() or not (out / "records.jsonl").stat().st_size:
+        assert time.monotonic() < deadline, "the run never wrote a record"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 130, output
+    assert "run the same command again to resume" in output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted"
+    done = manifest["summary"]["ok"]
+    assert 0 < done < ITEMS
+    finished = subprocess.run(command(bench, out), capture_output=True, text=True, timeout=120)
+    assert f"{done} already done" in finished.stdout.replace("\n", " ")
+    keys, _ = records(out)
+    assert len(keys) == len(set(keys)) == ITEMS
