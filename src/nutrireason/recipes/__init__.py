@@ -1,0 +1,1 @@
+"""Recipes to foods: records, ingredient parsing, USDA matching, grams and nutrition."""

@@ -1,0 +1,218 @@
+"""Build a resolved recipe corpus: parse, match, weigh, compute nutrition, keep or exclude.
+
+Outputs (deterministic: same inputs give byte-identical files): ``recipes.jsonl`` (every
+recipe with its resolved ingredients and nutrition or exclusion reason), ``recipes.parquet``
+(one flat row per recipe), ``foods.parquet`` + ``food_ingredients.parquet`` (kept recipes in the
+shared food shape), ``quality.json`` and ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from nutrireason import __version__
+from nutrireason.io import atomic_path, sha256_file, write_json_atomic, write_parquet_atomic
+from nutrireason.recipes.foods import recipe_foods
+from nutrireason.recipes.grams import Weigher
+from nutrireason.recipes.load import CorpusLoad
+from nutrireason.recipes.match import Matcher, load_ingredient_map
+from nutrireason.recipes.nutrition import recipe_nutrition
+from nutrireason.recipes.parse import parse_line, parse_many
+from nutrireason.recipes.schema import RecipeRecord, ResolvedIngredient, ResolvedRecipe
+from nutrireason.sources.sr28 import Sr28
+from nutrireason.standards import Standards, load_standards, standards_dir
+from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
+
+
+class CategoryRule(_Strict):
+    group: str
+    keywords: list[str]
+
+
+class RecipeRules(_Strict):
+    version: int
+    source: Source
+    min_resolved_share: RuleValue
+    min_total_grams: RuleValue
+    min_match_score: RuleValue
+    nutrient_coverage: RuleValue
+    categories: list[CategoryRule]
+
+
+def load_recipe_rules(path: Path | None = None) -> RecipeRules:
+    """``standards/data/recipes.yaml``."""
+    return load_model(path or standards_dir() / "recipes.yaml", RecipeRules)
+
+
+@dataclass
+class Resolver:
+    """Everything needed to resolve recipes, loaded once."""
+
+    matcher: Matcher
+    weigher: Weigher
+    nutrients: dict[str, dict[str, float]]
+    rules: RecipeRules
+    standards: Standards
+
+    @classmethod
+    def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
+        return cls(Matcher(sr28.foods, load_ingredient_map(ingredient_map)),
+                   Weigher(sr28.weights),
+                   sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
+                   load_recipe_rules(), load_standards())
+
+    def ingredient(self, line: str) -> ResolvedIngredient:
+        """Parse, match and weigh one line."""
+        parsed = parse_line(line)
+        item = ResolvedIngredient(line=line, kind=parsed.kind, quantity=parsed.quantity,
+                                  unit=parsed.unit, food=parsed.food, prep=parsed.prep,
+                                  problem=parsed.problem)
+        if parsed.kind == "header" or parsed.problem:
+            return item
+        match = self.matcher.match(parsed.food, parsed.unit)
+        if match is None or match.score < self.rules.min_match_score.value:
+            item.problem = f"no SR28 food for {parsed.food!r}"
+            return item
+        item.ndb_no, item.sr28_description = match.ndb_no, match.description
+        item.match_score, item.match_method = match.score, match.method
+        if parsed.kind == "quantified":
+            weighed = self.weigher.weigh(parsed, match.ndb_no)
+            item.grams = None if weighed.grams is None else round(weighed.grams, 3)
+            item.grams_method, item.problem = weighed.method, weighed.problem
+        return item
+
+    def recipe(self, record: RecipeRecord) -> ResolvedRecipe:
+        """Resolve a recipe and decide whether it is kept."""
+        items = [self.ingredient(line) for line in record.ingredients]
+        category = food_category(record, self.rules)
+        exclusion = self._exclusion(items)
+        nutrition = None
+        if exclusion is None:
+            nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
+                                         self.rules.nutrient_coverage.value)
+            if nutrition.total_grams < self.rules.min_total_grams.value:
+                exclusion = f"total weight {nutrition.total_grams:g} g is under " \
+                            f"{self.rules.min_total_grams.value:g} g"
+                nutrition = None
+        return ResolvedRecipe(record=record, ingredients=items, food_category=category,
+                              kept=exclusion is None, exclusion=exclusion, nutrition=nutrition)
+
+    def _exclusion(self, items: list[ResolvedIngredient]) -> str | None:
+        quantified = [i for i in items if i.kind == "quantified" or i.problem and
+                      i.problem.startswith(("non-numeric", "quantity"))]
+        if not quantified:
+            return "no quantified ingredients"
+        unresolved = [i for i in quantified if not (i.grams and i.ndb_no)]
+        share = 1 - len(unresolved) / len(quantified)
+        if share < self.rules.min_resolved_share.value:
+            first = unresolved[0]
+            return (f"unresolved ingredients: {len(unresolved)} of {len(quantified)} quantified "
+                    f"lines (first: {first.line!r}: {first.problem})")
+        return None
+
+
+def food_category(record: RecipeRecord, rules: RecipeRules) -> str:
+    """WWEIA-like group from the recipe's own category, then its title (first rule wins)."""
+    for text in (record.category or "", record.title):
+        lowered = text.lower()
+        for rule in rules.categories:
+            if any(keyword in lowered for keyword in rule.keywords):
+                return rule.group
+    return rules.categories[-1].group
+
+
+def build_corpus(corpus: CorpusLoad, resolver: Resolver, out: Path,
+                 inputs: list[Path], progress=None, workers: int = 1) -> dict[str, Any]:
+    """Resolve every record of ``corpus`` and write the outputs into ``out``; return quality.
+
+    ``workers`` > 1 parses the distinct ingredient lines in that many processes first."""
+    records = sorted(corpus.records, key=lambda r: r.id)
+    parse_many([line for r in records for line in r.ingredients], workers)
+    resolved = []
+    for record in records:
+        resolved.append(resolver.recipe(record))
+        if progress:
+            progress()
+    quality = quality_report(corpus, resolved)
+    _write_outputs(out, resolved, quality, inputs)
+    return quality
+
+
+def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe]) -> dict[str, Any]:
+    """Lines parsed, names matched, grams resolved, recipes kept and excluded by reason."""
+    lines = [i for r in resolved for i in r.ingredients]
+    quantified = [i for i in lines if i.kind == "quantified"]
+    reasons = Counter(_reason_kind(r.exclusion) for r in resolved if not r.kept)
+    return {
+        "records_loaded": len(corpus.records),
+        "records_rejected_at_load": corpus.problems,
+        "lines": len(lines),
+        "lines_by_kind": dict(sorted(Counter(i.kind for i in lines).items())),
+        "lines_matched": sum(i.ndb_no is not None for i in lines),
+        "match_methods": dict(sorted(Counter(i.match_method for i in lines
+                                             if i.match_method).items())),
+        "quantified_lines": len(quantified),
+        "quantified_with_grams": sum(i.grams is not None for i in quantified),
+        "grams_methods": dict(sorted(Counter(_method_kind(i.grams_method) for i in quantified
+                                             if i.grams_method).items())),
+        "recipes": len(resolved),
+        "recipes_kept": sum(r.kept for r in resolved),
+        "recipes_excluded_by_reason": dict(sorted(reasons.items())),
+        "kept_by_category": dict(sorted(Counter(r.food_category for r in resolved
+                                                if r.kept).items())),
+    }
+
+
+def _reason_kind(reason: str | None) -> str:
+    return (reason or "").split(":")[0].split(" g is")[0].rstrip("0123456789. ")
+
+
+def _method_kind(method: str) -> str:
+    return method.split(":")[0]
+
+
+def _write_outputs(out: Path, resolved: list[ResolvedRecipe], quality: dict[str, Any],
+                   inputs: list[Path]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "recipes.jsonl") as tmp:
+        tmp.write_text("".join(_line(r) for r in resolved), encoding="utf-8")
+    write_parquet_atomic(out / "recipes.parquet", flat_table(resolved))
+    foods = recipe_foods(resolved)
+    write_parquet_atomic(out / "foods.parquet", foods.foods)
+    write_parquet_atomic(out / "food_ingredients.parquet", foods.ingredients)
+    write_json_atomic(out / "quality.json", quality)
+    write_json_atomic(out / "manifest.json", {
+        "artifact": "recipes", "generator": f"nutrireason {__version__}",
+        "inputs": [{"path": p.name, "sha256": sha256_file(p)} for p in inputs],
+        "counts": {"recipes": quality["recipes"], "kept": quality["recipes_kept"],
+                   "foods": len(foods.foods)},
+    })
+
+
+def _line(model: BaseModel) -> str:
+    return json.dumps(model.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def flat_table(resolved: list[ResolvedRecipe]) -> pd.DataFrame:
+    """One row per recipe: ids, category, kept/exclusion, grams, nutrients per 100 g, tags."""
+    rows = []
+    for recipe in resolved:
+        nutrition = recipe.nutrition
+        rows.append({
+            "id": recipe.record.id, "title": recipe.record.title,
+            "category": recipe.record.category, "food_category": recipe.food_category,
+            "servings": recipe.record.servings, "kept": recipe.kept,
+            "exclusion": recipe.exclusion,
+            "total_grams": nutrition.total_grams if nutrition else None,
+            **{f"{k}_per_100g": v for k, v in (nutrition.per_100g if nutrition else {}).items()},
+            "nutrient_tags": nutrition.nutrient_tags if nutrition else [],
+            "dietary_tags": nutrition.dietary_tags if nutrition else [],
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,143 @@
+"""Quantities -> grams: pint for mass and volume units, SR28 portion weights (WEIGHT) for
+household measures and counts. Every figure says how it was obtained."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pandas as pd
+import pint
+
+from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine
+
+# SR28 Msre_Desc first words -> pint unit names
+MEASURE_UNITS = {"cup": "cup", "cups": "cup", "tbsp": "tablespoon", "tablespoon": "tablespoon",
+                 "tsp": "teaspoon", "teaspoon": "teaspoon", "fl oz": "fluid_ounce",
+                 "ml": "milliliter", "liter": "liter", "l": "liter", "quart": "quart",
+                 "pint": "pint", "gallon": "gallon", "oz": "ounce", "lb": "pound",
+                 "g": "gram", "kg": "kilogram"}
+SLICER_TO_PINT = {"fluid ounce": "fluid_ounce"}
+SIZE_WORDS = ("medium", "large", "small", "extra large", "jumbo")
+
+
+@lru_cache(maxsize=1)
+def _units() -> pint.UnitRegistry:
+    return pint.UnitRegistry()
+
+
+@lru_cache(maxsize=1024)
+def _factor(unit: str, target: str) -> float:
+    registry = _units()
+    source = SLICER_TO_PINT.get(unit, unit)
+    return float((1 * registry(source)).to(registry(target)).magnitude)
+
+
+def convert(quantity: float, unit: str, target: str) -> float:
+    """``quantity`` in ``unit`` expressed in ``target`` (pint unit names)."""
+    return quantity * _factor(unit, target)
+
+
+@dataclass(frozen=True)
+class Weighed:
+    grams: float | None
+    method: str | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Portion:
+    """One SR28 WEIGHT row: ``amount`` ``measure`` weighs ``grams``; ``unit`` for volumes."""
+
+    amount: float
+    measure: str
+    grams: float
+    unit: str | None
+
+    @property
+    def text(self) -> str:
+        return self.measure.lower()
+
+    def describe(self) -> str:
+        return f"sr28_weight:{self.amount:g} {self.measure}={self.grams:g} g"
+
+
+NON_VOLUME = {"ounce", "pound", "gram", "kilogram"}
+
+
+class Weigher:
+    """Grams for a parsed line and a matched SR28 food, from the WEIGHT table."""
+
+    def __init__(self, weights: pd.DataFrame) -> None:
+        self.by_food: dict[str, list[Portion]] = {}
+        ordered = weights.sort_values(["ndb_no", "seq"])
+        for ndb, amount, measure, grams in ordered[["ndb_no", "amount", "measure",
+                                                     "grams"]].itertuples(index=False):
+            if amount and amount > 0:
+                portion = Portion(float(amount), str(measure), float(grams), measure_unit(measure))
+                self.by_food.setdefault(ndb, []).append(portion)
+
+    def weigh(self, parsed: ParsedLine, ndb_no: str | None) -> Weighed:
+        if parsed.kind != "quantified" or parsed.quantity is None:
+            return Weighed(None, None, "no quantity")
+        if parsed.unit_kind == "mass":
+            return Weighed(convert(parsed.quantity, parsed.unit, "gram"), f"mass:{parsed.unit}")
+        portions = self.by_food.get(ndb_no, []) if ndb_no else None
+        if portions is None:
+            return Weighed(None, None, "no SR28 food to weigh")
+        if parsed.unit_kind == "volume":
+            return self._volume(parsed, portions)
+        return self._count(parsed, portions)
+
+    def _volume(self, parsed: ParsedLine, portions: list[Portion]) -> Weighed:
+        volume = [p for p in portions if p.unit and p.unit not in NON_VOLUME]
+        if not volume:
+            if parsed.generic_grams:
+                return Weighed(parsed.generic_grams, "generic_density:ingredient-slicer")
+            return Weighed(None, None, f"SR28 has no volume portion for {parsed.unit}")
+        portion = _prefer(volume, parsed.prep)
+        amount = convert(parsed.quantity, parsed.unit, portion.unit)
+        return Weighed(amount / portion.amount * portion.grams, portion.describe())
+
+    def _count(self, parsed: ParsedLine, portions: list[Portion]) -> Weighed:
+        countable = [p for p in portions if p.unit is None]
+        if not countable:
+            return Weighed(None, None, f"SR28 has no per-piece portion for {parsed.unit or 'item'}")
+        wanted = [w for w in (parsed.unit, *parsed.size) if w and w not in (parsed.food or "")]
+        portion = _pick_count(countable, wanted)
+        return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
+
+
+def measure_unit(measure: str) -> str | None:
+    """The pint unit of an SR28 measure ("cup, chopped" -> cup; "large" -> None)."""
+    text = str(measure).lower().strip()
+    for key in sorted(MEASURE_UNITS, key=len, reverse=True):
+        if re.match(rf"{re.escape(key)}\b", text):
+            return MEASURE_UNITS[key]
+    return None
+
+
+def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
+    """The portion whose measure mentions the line's preparation, else a plain one, else the
+    first listed."""
+    for word in prep:
+        for portion in portions:
+            if word.lower() in portion.text:
+                return portion
+    plain = [p for p in portions if "," not in p.text]
+    return (plain or portions)[0]
+
+
+def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:
+    """Per-piece portion: one naming the unit or size word, else medium, else the first."""
+    for word in [*wanted, "medium"]:
+        pattern = re.compile(rf"\b{re.escape(word.lower().rstrip('s'))}")
+        for portion in portions:
+            if pattern.search(portion.text):
+                return portion
+    return portions[0]
+
+
+__all__ = ["MASS_UNITS", "VOLUME_UNITS", "Portion", "Weighed", "Weigher", "convert",
+           "measure_unit"]

@@ -1,0 +1,148 @@
+"""Ingredient names -> SR28 foods: a reviewed map for frequent names, then token scoring over
+generic SR28 entries (no baby foods, fast food, restaurant or branded items)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from rapidfuzz import fuzz, process
+
+from nutrireason.errors import DataError
+from nutrireason.standards import standards_dir
+
+EXCLUDED_GROUPS = {"0300", "2100", "2200", "3600"}  # baby, fast food, meals/entrees, restaurant
+GENERIC_WORDS = {"raw", "fresh", "whole", "plain", "regular", "all", "purpose", "unenriched",
+                 "enriched", "commercial", "prepared", "ns", "as", "to", "without", "with",
+                 "and", "or", "salt", "added", "type", "year", "round", "average", "mature",
+                 "seeds", "fluid", "table"}
+PORTION_UNITS = {"breast", "thigh", "drumstick", "wing", "fillet", "filet", "steak", "chop",
+                 "leg", "loin", "rib", "stalk", "head", "ear"}
+# SR28 descriptions start with a category word ("Spices, cumin seed"; "Cheese, cheddar"): not a
+# sign of a different food.
+CATEGORY_WORDS = {"spice", "beverage", "cheese", "oil", "nut", "seed", "bean", "sugar", "syrup",
+                  "fish", "beef", "pork", "chicken", "lamb", "veal", "egg", "milk", "cereal",
+                  "soup", "sauce", "vegetable", "fruit", "mollusk", "crustacean", "turkey",
+                  "leavening", "agent",
+                  "vinegar", "alcoholic", "seasoning", "pepper", "lettuce", "squash", "onion",
+                  "cabbage", "pea", "lentil", "mushroom", "cream", "yogurt", "butter", "water",
+                  "tap", "municipal", "margarine", "shortening", "salad", "dressing"}
+MIN_SCORE = 60.0
+
+
+@dataclass(frozen=True)
+class Match:
+    ndb_no: str
+    description: str
+    score: float
+    method: str
+
+
+def stem(word: str) -> str:
+    """Crude plural folding for matching only: berries->berry, tomatoes->tomato, eggs->egg."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("oes"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    return [stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+def load_ingredient_map(path: Path | None = None) -> dict[str, tuple[str | None, str]]:
+    """Reviewed names -> (ndb_no or None, description or reason)."""
+    path = path or standards_dir() / "ingredient_map.yaml"
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    table: dict[str, tuple[str | None, str]] = {}
+    for index, entry in enumerate(data.get("entries", [])):
+        ndb = entry.get("ndb_no")
+        if ndb is not None and not re.fullmatch(r"\d{5}", str(ndb)):
+            raise DataError(path, "ndb_no must be 5 digits", field=f"entries[{index}].ndb_no",
+                            value=ndb)
+        for name in entry.get("names", []):
+            table[str(name).lower()] = (None if ndb is None else str(ndb),
+                                        entry.get("description") or entry.get("reason", ""))
+    return table
+
+
+class Matcher:
+    """Matches cleaned ingredient names to SR28 foods, with a score and the method used."""
+
+    def __init__(self, foods: pd.DataFrame, reviewed: dict[str, tuple[str | None, str]]):
+        keep = ~foods["group_code"].isin(EXCLUDED_GROUPS)
+        keep &= foods["manufacturer"].fillna("").str.strip().eq("")
+        keep &= ~foods["description"].str.contains(r"\b[A-Z]{3,}", regex=True)
+        self.candidates = foods.loc[keep, ["ndb_no", "description"]].reset_index(drop=True)
+        self.lowered = self.candidates["description"].str.lower().tolist()
+        self.index: dict[str, list[int]] = {}
+        for position, text in enumerate(self.lowered):
+            for token in set(tokens(text)):
+                self.index.setdefault(token, []).append(position)
+        self.known = set(foods["ndb_no"])
+        self.descriptions = dict(zip(foods["ndb_no"], foods["description"], strict=True))
+        self.reviewed = reviewed
+        self._memo: dict[str, Match | None] = {}
+
+    def match(self, name: str | None, unit: str | None = None) -> Match | None:
+        """Best SR28 food for ``name`` (a portion unit such as "breast" joins the name)."""
+        if not name:
+            return None
+        query = f"{name} {unit}" if unit in PORTION_UNITS else name
+        if query not in self._memo:
+            self._memo[query] = self._reviewed(query) or self._reviewed(name) or self._fuzzy(query)
+        return self._memo[query]
+
+    def _reviewed(self, name: str) -> Match | None:
+        if name not in self.reviewed:
+            return None
+        ndb, text = self.reviewed[name]
+        if ndb is None or ndb not in self.known:
+            return None
+        return Match(ndb, self.descriptions[ndb], 100.0, "reviewed_map")
+
+    def _fuzzy(self, query: str) -> Match | None:
+        """Rank descriptions sharing a word with the query (or, failing that, rapidfuzz's
+        closest 40) by :func:`score_description`, rapidfuzz's token-set ratio breaking ties."""
+        shared = sorted({i for t in tokens(query) for i in self.index.get(t, [])})
+        if not shared:
+            shared = [i for _, _, i in process.extract(query, self.lowered,
+                                                       scorer=fuzz.token_set_ratio, limit=40)]
+        best: tuple[float, float, int] | None = None
+        for index in shared:
+            text = self.lowered[index]
+            key = (score_description(query, text), fuzz.token_set_ratio(query, text), -index)
+            if best is None or key > best:
+                best = key
+        best = None if best is None else (best[0], -best[2])
+        if best is None or best[0] < MIN_SCORE:
+            return None
+        row = self.candidates.iloc[best[1]]
+        return Match(row["ndb_no"], row["description"], round(best[0], 1), "token_score")
+
+
+def score_description(query: str, description: str) -> float:
+    """0-100: how well an SR28 description names the queried food, favouring plain entries."""
+    wanted = tokens(query)
+    if not wanted:
+        return 0.0
+    first = set(tokens(description.split(",")[0]))
+    everything = set(tokens(description))
+    coverage = sum(w in everything for w in wanted) / len(wanted)
+    head = 1.0 if wanted[-1] in first else 0.0
+    ignorable = set(wanted) | GENERIC_WORDS
+    extra_first = len(first - ignorable - CATEGORY_WORDS)
+    extra = len(everything - ignorable - first)
+    raw = 1.0 if "raw" in everything else 0.0
+    leading = 1.0 if tokens(description)[:1] == wanted[-1:] else 0.0
+    score = 65 * coverage + 25 * head + 6 * raw + 8 * leading - 12 * extra_first - 2.5 * extra
+    score += 4
+    return max(0.0, min(100.0, score))

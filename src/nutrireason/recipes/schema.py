@@ -1,0 +1,78 @@
+"""Recipe records (FAM-Bench Appendix C) and what the build adds to them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class RecipeRecord(BaseModel):
+    """A normalised recipe as a user's corpus or a bundle provides it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    title: str
+    source: str | None = None
+    url: str | None = None
+    image: str | None = Field(default=None, description="path or URL of a dish photo")
+    meal_type: list[str] = Field(default_factory=list)
+    dietary_tags: list[str] = Field(default_factory=list)
+    cuisine: list[str] = Field(default_factory=list)
+    category: str | None = None
+    servings: float | None = None
+    serving_size: str | None = None
+    ingredients: list[str] = Field(min_length=1)
+    instructions: list[str] = Field(default_factory=list)
+    nutrition: dict[str, Any] | None = Field(
+        default=None, description="published nutrition per serving, as given by the source")
+    notes: str | None = None
+
+    @field_validator("ingredients")
+    @classmethod
+    def _lines(cls, lines: list[str]) -> list[str]:
+        cleaned = [" ".join(str(line).split()) for line in lines]
+        if not any(cleaned):
+            raise ValueError("every ingredient line is empty")
+        return cleaned
+
+
+class ResolvedIngredient(BaseModel):
+    """One ingredient line, parsed, matched to an SR28 food and weighed."""
+
+    line: str
+    kind: str = Field(description="quantified | unquantified | header")
+    quantity: float | None = None
+    unit: str | None = None
+    food: str | None = None
+    prep: list[str] = Field(default_factory=list)
+    ndb_no: str | None = None
+    sr28_description: str | None = None
+    match_score: float | None = None
+    match_method: str | None = None
+    grams: float | None = None
+    grams_method: str | None = None
+    problem: str | None = None
+
+
+class RecipeNutrition(BaseModel):
+    """The 16 nutrients per 100 g and per serving, and the share of mass each is known for."""
+
+    total_grams: float
+    per_100g: dict[str, float | None]
+    per_serving: dict[str, float | None] | None
+    coverage: dict[str, float]
+    nutrient_tags: list[str]
+    dietary_tags: list[str]
+
+
+class ResolvedRecipe(BaseModel):
+    """A recipe after the build: kept with nutrition, or excluded with a reason."""
+
+    record: RecipeRecord
+    ingredients: list[ResolvedIngredient]
+    food_category: str
+    kept: bool
+    exclusion: str | None = None
+    nutrition: RecipeNutrition | None = None
