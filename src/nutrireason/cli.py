@@ -26,6 +26,9 @@ standards_app = typer.Typer(help="Standards files (thresholds, condition maps)."
 app.add_typer(data_app, name="data")
 app.add_typer(ngqa_app, name="ngqa")
 app.add_typer(standards_app, name="standards")
+recipes_app = typer.Typer(help="Recipe corpora: parse, match to USDA SR28, nutrition.",
+                          no_args_is_help=True)
+app.add_typer(recipes_app, name="recipes")
 
 IndexUrl = Annotated[str | None, typer.Option(help="Package index URL (default: pip's).")]
 console = Console()
@@ -153,6 +156,66 @@ def print_users_summary(build) -> None:
     console.print(f"{len(build.annotation.users):,} adults annotated; {in_use} of "
                   f"{2 * len(habits)} habit tags in use.")
     console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
+
+
+@recipes_app.command("build")
+@friendly
+def recipes_build(
+    recipes: Annotated[Path | None, typer.Option(
+        help="A recipe corpus (.json or .jsonl records); default: the offline Wikibooks "
+        "bundle.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Processes for line parsing.")] = 2,
+) -> None:
+    """Resolve a recipe corpus: ingredients -> SR28 foods and grams -> nutrition per 100 g."""
+    from rich.progress import Progress
+
+    from nutrireason.paths import builds_dir
+    from nutrireason.recipes.build import Resolver, build_corpus
+    from nutrireason.recipes.load import WIKIBOOKS_FILE, load_corpus, load_wikibooks
+    from nutrireason.recipes.parse import parse_many
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    if recipes is None:
+        folder = require("recipes")
+        corpus, inputs = load_wikibooks(folder), [folder / WIKIBOOKS_FILE]
+    else:
+        corpus, inputs = load_corpus(recipes), [recipes]
+    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
+    target = out or builds_dir() / "recipes"
+    lines = [line for record in corpus.records for line in record.ingredients]
+    with console.status(f"parsing {len(lines):,} ingredient lines on {workers} process(es)"):
+        parse_many(lines, workers)
+    with Progress(console=console) as progress:
+        task = progress.add_task("recipes", total=len(corpus.records))
+        quality = build_corpus(corpus, resolver, target, inputs,
+                               progress=lambda: progress.advance(task), workers=workers)
+    print_recipe_quality(quality, target)
+
+
+def print_recipe_quality(quality: dict, target: Path) -> None:
+    """The build's quality report, briefly."""
+    import pandas as pd
+
+    lines, quantified = quality["lines"], quality["quantified_lines"]
+    rows = [
+        {"measure": "ingredient lines", "count": lines, "share": ""},
+        {"measure": "lines matched to SR28", "count": quality["lines_matched"],
+         "share": f"{quality['lines_matched'] / max(lines, 1):.1%}"},
+        {"measure": "quantified lines", "count": quantified, "share": ""},
+        {"measure": "quantified lines with grams", "count": quality["quantified_with_grams"],
+         "share": f"{quality['quantified_with_grams'] / max(quantified, 1):.1%}"},
+        {"measure": "recipes kept", "count": quality["recipes_kept"],
+         "share": f"{quality['recipes_kept'] / max(quality['recipes'], 1):.1%}"},
+    ]
+    rows += [{"measure": f"excluded: {reason}", "count": count, "share": ""}
+             for reason, count in quality["recipes_excluded_by_reason"].items()]
+    rows += [{"measure": "rejected at load", "count": len(quality["records_rejected_at_load"]),
+              "share": ""}]
+    show(pd.DataFrame(rows), "Recipe build quality")
+    console.print(f"wrote {target}/recipes.jsonl, recipes.parquet, foods.parquet, "
+                  "food_ingredients.parquet, quality.json, manifest.json")
 
 
 @app.command("run")

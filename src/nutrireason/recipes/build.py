@@ -63,8 +63,9 @@ class Resolver:
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
-        return cls(Matcher(sr28.foods, load_ingredient_map(ingredient_map)),
-                   Weigher(sr28.weights),
+        reviewed = load_ingredient_map(ingredient_map)
+        return cls(Matcher(sr28.foods, reviewed.names),
+                   Weigher(sr28.weights, reviewed.unit_weights),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards())
 
@@ -76,7 +77,7 @@ class Resolver:
                                   problem=parsed.problem)
         if parsed.kind == "header" or parsed.problem:
             return item
-        match = self.matcher.match(parsed.food, parsed.unit)
+        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food)
         if match is None or match.score < self.rules.min_match_score.value:
             item.problem = f"no SR28 food for {parsed.food!r}"
             return item

@@ -69,8 +69,14 @@ NON_VOLUME = {"ounce", "pound", "gram", "kilogram"}
 class Weigher:
     """Grams for a parsed line and a matched SR28 food, from the WEIGHT table."""
 
-    def __init__(self, weights: pd.DataFrame) -> None:
+    def __init__(self, weights: pd.DataFrame,
+                 unit_weights: dict[str, dict[str, float]] | None = None) -> None:
+        """``unit_weights``: reviewed grams per unit (ndb_no -> {unit: grams}) for measures
+        WEIGHT lacks; they join the food's per-piece portions."""
         self.by_food: dict[str, list[Portion]] = {}
+        for ndb, units in (unit_weights or {}).items():
+            for unit, grams in units.items():
+                self.by_food.setdefault(ndb, []).append(Portion(1.0, unit, grams, None))
         ordered = weights.sort_values(["ndb_no", "seq"])
         for ndb, amount, measure, grams in ordered[["ndb_no", "amount", "measure",
                                                      "grams"]].itertuples(index=False):

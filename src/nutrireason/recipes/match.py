@@ -56,28 +56,43 @@ def tokens(text: str) -> list[str]:
     return [stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
-def load_ingredient_map(path: Path | None = None) -> dict[str, tuple[str | None, str]]:
-    """Reviewed names -> (ndb_no or None, description or reason)."""
+@dataclass
+class ReviewedMap:
+    """The hand-reviewed ``ingredient_map.yaml``: names -> (ndb_no or None, description or
+    reason), and grams per unit for measures SR28's WEIGHT table lacks."""
+
+    names: dict[str, tuple[str | None, str]]
+    unit_weights: dict[str, dict[str, float]]
+
+
+def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
+    """Load and check the reviewed ingredient map."""
     path = path or standards_dir() / "ingredient_map.yaml"
     if not path.is_file():
-        return {}
+        return ReviewedMap({}, {})
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     table: dict[str, tuple[str | None, str]] = {}
+    weights: dict[str, dict[str, float]] = {}
     for index, entry in enumerate(data.get("entries", [])):
         ndb = entry.get("ndb_no")
         if ndb is not None and not re.fullmatch(r"\d{5}", str(ndb)):
             raise DataError(path, "ndb_no must be 5 digits", field=f"entries[{index}].ndb_no",
                             value=ndb)
         for name in entry.get("names", []):
+            if str(name).lower() in table:
+                raise DataError(path, "name listed twice", field=f"entries[{index}].names",
+                                value=name)
             table[str(name).lower()] = (None if ndb is None else str(ndb),
                                         entry.get("description") or entry.get("reason", ""))
-    return table
+        if ndb is not None and entry.get("unit_weights"):
+            weights[str(ndb)] = {str(k): float(v) for k, v in entry["unit_weights"].items()}
+    return ReviewedMap(table, weights)
 
 
 class Matcher:
     """Matches cleaned ingredient names to SR28 foods, with a score and the method used."""
 
-    def __init__(self, foods: pd.DataFrame, reviewed: dict[str, tuple[str | None, str]]):
+    def __init__(self, foods: pd.DataFrame, reviewed: dict[str, tuple[str | None, str]]) -> None:
         keep = ~foods["group_code"].isin(EXCLUDED_GROUPS)
         keep &= foods["manufacturer"].fillna("").str.strip().eq("")
         keep &= ~foods["description"].str.contains(r"\b[A-Z]{3,}", regex=True)
@@ -92,17 +107,21 @@ class Matcher:
         self.reviewed = reviewed
         self._memo: dict[str, Match | None] = {}
 
-    def match(self, name: str | None, unit: str | None = None) -> Match | None:
-        """Best SR28 food for ``name`` (a portion unit such as "breast" joins the name)."""
+    def match(self, name: str | None, unit: str | None = None,
+              raw_name: str | None = None) -> Match | None:
+        """Best SR28 food for ``name`` (a portion unit such as "breast" joins the name);
+        ``raw_name``, the parser's uncleaned name, is looked up in the reviewed map too."""
         if not name:
             return None
         query = f"{name} {unit}" if unit in PORTION_UNITS else name
-        if query not in self._memo:
-            self._memo[query] = self._reviewed(query) or self._reviewed(name) or self._fuzzy(query)
-        return self._memo[query]
+        key = f"{query}|{raw_name}"
+        if key not in self._memo:
+            self._memo[key] = (self._reviewed(query) or self._reviewed(raw_name)
+                               or self._reviewed(name) or self._fuzzy(query))
+        return self._memo[key]
 
-    def _reviewed(self, name: str) -> Match | None:
-        if name not in self.reviewed:
+    def _reviewed(self, name: str | None) -> Match | None:
+        if not name or name not in self.reviewed:
             return None
         ndb, text = self.reviewed[name]
         if ndb is None or ndb not in self.known:

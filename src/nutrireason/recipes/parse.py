@@ -33,6 +33,7 @@ class ParsedLine:
     size: list[str] = field(default_factory=list)
     problem: str | None = None
     generic_grams: float | None = None  # ingredient-slicer's density-based estimate
+    raw_food: str | None = None  # ingredient-slicer's food name, lower-cased
 
 
 _CACHE: dict[str, ParsedLine] = {}
@@ -69,7 +70,8 @@ def _parse(text: str) -> ParsedLine:
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
                         prep=list(sliced.get("prep") or []),
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
-                        generic_grams=_quantity(sliced.get("gram_weight"))[0])
+                        generic_grams=_quantity(sliced.get("gram_weight"))[0],
+                        raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None)
     if quantity is None or unit in VAGUE_UNITS:
         parsed.unit_kind = "vague" if unit in VAGUE_UNITS else None
         return parsed
