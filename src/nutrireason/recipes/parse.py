@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 from dataclasses import dataclass, field, replace
 
@@ -48,15 +49,26 @@ def parse_line(line: str) -> ParsedLine:
 
 
 def parse_many(lines: list[str], workers: int = 1) -> None:
-    """Parse the distinct lines not parsed yet, on ``workers`` processes (fills the cache)."""
+    """Parse the distinct lines not parsed yet, on ``workers`` fresh processes (fills the cache).
+
+    ingredient-slicer's output depends on set iteration order (e.g. "packed" vs "lightly
+    packed"), which Python randomises per process; the workers run with PYTHONHASHSEED=0 so a
+    build gives the same parse, byte for byte, every time.
+    """
     todo = sorted({" ".join(line.split()) for line in lines} - set(_CACHE))
-    if workers <= 1 or len(todo) < 200:
-        for text in todo:
-            _CACHE[text] = _parse(text)
+    if not todo:
         return
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for text, parsed in zip(todo, pool.map(_parse, todo, chunksize=256), strict=True):
-            _CACHE[text] = parsed
+    previous = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = "0"
+    try:
+        with multiprocessing.get_context("spawn").Pool(max(1, workers)) as pool:
+            parsed = pool.map(_parse, todo, chunksize=256)
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = previous
+    _CACHE.update(zip(todo, parsed, strict=True))
 
 
 def _parse(text: str) -> ParsedLine:
