@@ -77,7 +77,7 @@ class Resolver:
                                   problem=parsed.problem)
         if parsed.kind == "header" or parsed.problem:
             return item
-        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food)
+        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep)
         if match is None or match.score < self.rules.min_match_score.value:
             item.problem = f"no SR28 food for {parsed.food!r}"
             return item

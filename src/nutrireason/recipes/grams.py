@@ -110,7 +110,10 @@ class Weigher:
         countable = [p for p in portions if p.unit is None]
         if not countable:
             return Weighed(None, None, f"SR28 has no per-piece portion for {parsed.unit or 'item'}")
-        wanted = [w for w in (parsed.unit, *parsed.size) if w and w not in (parsed.food or "")]
+        head = (parsed.food or "").split()[-1:]
+        own_noun = bool(head) and parsed.unit is not None and \
+            head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
+        wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size if w]
         portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 

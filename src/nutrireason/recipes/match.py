@@ -31,6 +31,9 @@ CATEGORY_WORDS = {"spice", "beverage", "cheese", "oil", "nut", "seed", "bean", "
                   "cabbage", "pea", "lentil", "mushroom", "cream", "yogurt", "butter", "water",
                   "tap", "municipal", "margarine", "shortening", "salad", "dressing"}
 MIN_SCORE = 60.0
+# Words the parser moves to "preparation" that name a different food when kept.
+QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy", "frozen",
+              "minced", "diced", "chopped", "steamed")
 
 
 @dataclass(frozen=True)
@@ -107,18 +110,41 @@ class Matcher:
         self.reviewed = reviewed
         self._memo: dict[str, Match | None] = {}
 
-    def match(self, name: str | None, unit: str | None = None,
-              raw_name: str | None = None) -> Match | None:
-        """Best SR28 food for ``name`` (a portion unit such as "breast" joins the name);
-        ``raw_name``, the parser's uncleaned name, is looked up in the reviewed map too."""
+    def match(self, name: str | None, unit: str | None = None, raw_name: str | None = None,
+              prep: list[str] | None = None) -> Match | None:
+        """Best SR28 food for ``name``.
+
+        In order: the reviewed map for the name with a qualifier the parser moved to ``prep``
+        ("ground" + "ginger"), with a portion unit ("chicken" + "breast"), as parsed
+        (``raw_name``) or cleaned; then the longest reviewed sub-phrase ("mayonnaise hellmann"
+        -> "mayonnaise"); then token scoring over SR28 descriptions.
+        """
         if not name:
             return None
         query = f"{name} {unit}" if unit in PORTION_UNITS else name
-        key = f"{query}|{raw_name}"
+        qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])]
+        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}"
         if key not in self._memo:
-            self._memo[key] = (self._reviewed(query) or self._reviewed(raw_name)
-                               or self._reviewed(name) or self._fuzzy(query))
+            self._memo[key] = self._first_reviewed([*qualifiers, query, raw_name, name]) or \
+                self._subphrase(name) or self._fuzzy(query)
         return self._memo[key]
+
+    def _first_reviewed(self, names: list[str | None]) -> Match | None:
+        for candidate in names:
+            found = self._reviewed(candidate)
+            if found:
+                return found
+        return None
+
+    def _subphrase(self, name: str) -> Match | None:
+        """The longest run of words in ``name`` that the reviewed map knows, rightmost first."""
+        words = name.split()
+        for length in range(len(words) - 1, 0, -1):
+            for start in range(len(words) - length, -1, -1):
+                found = self._reviewed(" ".join(words[start:start + length]))
+                if found:
+                    return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
+        return None
 
     def _reviewed(self, name: str | None) -> Match | None:
         if not name or name not in self.reviewed:

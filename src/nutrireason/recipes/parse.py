@@ -13,7 +13,10 @@ MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
 VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "deciliter", "quart",
                 "pint", "gallon", "fluid ounce"}
 # Units the slicer reports that carry no weight (quantity left unknown).
-VAGUE_UNITS = {"to taste", "pinch", "dash", "handful", "splash", "sprinkle", "drizzle"}
+VAGUE_UNITS = {"to taste", "handful", "splash", "sprinkle", "drizzle"}
+# Small culinary measures in teaspoons (common kitchen definitions: a pinch is 1/16 teaspoon,
+# a dash 1/8 teaspoon).
+SMALL_MEASURES = {"pinch": 1 / 16, "dash": 1 / 8}
 CONTAINERS = {"can", "tin", "jar", "package", "packet", "bag", "box", "bottle", "carton",
               "container"}
 FILLER_WORDS = {"of", "and", "or", "a", "an", "the", "some", "fresh", "freshly", "plus",
@@ -40,9 +43,14 @@ class ParsedLine:
 _CACHE: dict[str, ParsedLine] = {}
 
 
+def normalise(line: str) -> str:
+    """Whitespace collapsed and HTML tags removed ("<bdi>1 cup</bdi> broth" -> "1 cup broth")."""
+    return " ".join(re.sub(r"<[^>]+>", " ", line).split())
+
+
 def parse_line(line: str) -> ParsedLine:
     """Parse one raw ingredient line (identical lines are parsed once per process)."""
-    text = " ".join(line.split())
+    text = normalise(line)
     if text not in _CACHE:
         _CACHE[text] = _parse(text)
     return replace(_CACHE[text], line=line)
@@ -55,7 +63,7 @@ def parse_many(lines: list[str], workers: int = 1) -> None:
     packed"), which Python randomises per process; the workers run with PYTHONHASHSEED=0 so a
     build gives the same parse, byte for byte, every time.
     """
-    todo = sorted({" ".join(line.split()) for line in lines} - set(_CACHE))
+    todo = sorted({normalise(line) for line in lines} - set(_CACHE))
     if not todo:
         return
     previous = os.environ.get("PYTHONHASHSEED")
@@ -78,6 +86,8 @@ def _parse(text: str) -> ParsedLine:
     sliced = IngredientSlicer(text).to_json()
     unit = sliced.get("standardized_unit")
     quantity, problem = _quantity(sliced.get("quantity"))
+    if unit in SMALL_MEASURES and quantity is not None:
+        quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = clean_food(sliced.get("food"), unit)
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
                         prep=list(sliced.get("prep") or []),

@@ -1,0 +1,117 @@
+"""Recipe corpora end to end: loading with per-record problems, nutrition by hand, exclusions,
+byte-identical rebuilds, and a recipe with published nutrition (FAM-Bench Appendix C)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nutrireason.recipes.build import build_corpus
+from nutrireason.recipes.load import load_corpus, parse_servings
+from nutrireason.recipes.schema import RecipeRecord
+
+GOOD = {"id": "shortbread", "title": "Shortbread", "servings": 3,
+        "ingredients": ["100 g plain flour", "50 g butter"]}
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_bad_records_are_reported_and_the_rest_loads(tmp_path):
+    corpus = load_corpus(write_jsonl(tmp_path / "c.jsonl", [
+        GOOD,
+        '{"id": "broken", "title": ',
+        {"id": "empty", "title": "No ingredients", "ingredients": []},
+        {"id": "shortbread", "title": "Again", "ingredients": ["1 egg"]},
+        {"title": "No id", "ingredients": ["1 egg"]},
+    ]))
+    assert [r.id for r in corpus.records] == ["shortbread"]
+    problems = {p["where"]: p["problem"] for p in corpus.problems}
+    assert problems["line 2"].startswith("malformed JSON")
+    assert "ingredients" in problems["line 3"]
+    assert "duplicate id" in problems["line 4"]
+    assert "field id" in problems["line 5"]
+
+
+def test_unreadable_json_file_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text("[{")
+    with pytest.raises(Exception, match="c.json.*not valid JSON"):
+        load_corpus(path)
+
+
+@pytest.mark.parametrize(("text", "value"), [("4", 4), ("6–8", 7), ("4 persons", 4),
+                                             ("Varies", None), (None, None), ("2-3", 2.5)])
+def test_servings(text, value):
+    assert parse_servings(text) == value
+
+
+def test_nutrition_matches_a_hand_computation(resolver, sr28):
+    recipe = resolver.recipe(RecipeRecord.model_validate(GOOD))
+    assert recipe.kept and recipe.nutrition.total_grams == pytest.approx(150)
+    table = sr28.nutrients.set_index("ndb_no")
+    flour, butter = (table.loc[i.ndb_no] for i in recipe.ingredients)
+    assert [i.sr28_description for i in recipe.ingredients] == [
+        "Wheat flour, white, all-purpose, enriched, bleached", "Butter, salted"]
+    for name in ("calories", "sodium", "saturated_fat", "protein"):
+        expected = (flour[name] * 1.0 + butter[name] * 0.5) / 150 * 100
+        assert recipe.nutrition.per_100g[name] == pytest.approx(expected, rel=1e-5)
+        per_serving = (flour[name] * 1.0 + butter[name] * 0.5) / 3
+        assert recipe.nutrition.per_serving[name] == pytest.approx(per_serving, rel=1e-5)
+    assert "high_calorie" in recipe.nutrition.nutrient_tags  # ~ 600 kcal / 100 g
+    assert "high calorie" in recipe.nutrition.dietary_tags
+
+
+def test_unresolvable_and_non_numeric_lines_exclude_with_a_reason(resolver):
+    vague = resolver.recipe(RecipeRecord(id="x", title="x", ingredients=[
+        "2 cups zzzqx powder", "1 cup sugar"]))
+    assert not vague.kept and vague.exclusion.startswith("unresolved ingredients: 1 of 2")
+    assert "zzzqx" in vague.exclusion
+    none = resolver.recipe(RecipeRecord(id="y", title="y", ingredients=["salt to taste"]))
+    assert none.exclusion == "no quantified ingredients"
+
+
+def test_build_writes_every_output_and_rebuilds_byte_identically(resolver, tmp_path):
+    corpus_path = write_jsonl(tmp_path / "c.jsonl", [
+        GOOD, {"id": "tea", "title": "Sweet tea", "category": "Beverage recipes",
+               "ingredients": ["2 cups water", "2 tablespoons sugar"]},
+        {"id": "bad", "title": "Bad", "ingredients": ["3 cups zzzqx"]}])
+    outputs = []
+    for name in ("a", "b"):
+        quality = build_corpus(load_corpus(corpus_path), resolver, tmp_path / name,
+                               [corpus_path])
+        outputs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
+    assert outputs[0] == outputs[1]
+    assert set(outputs[0]) == {"recipes.jsonl", "recipes.parquet", "foods.parquet",
+                               "food_ingredients.parquet", "quality.json", "manifest.json"}
+    assert quality["recipes"] == 3 and quality["recipes_kept"] == 2
+    assert quality["recipes_excluded_by_reason"] == {"unresolved ingredients": 1}
+    foods = pd.read_parquet(tmp_path / "a" / "foods.parquet")
+    assert sorted(foods["food_id"]) == ["recipe:shortbread", "recipe:tea"]
+    assert foods.set_index("food_id").loc["recipe:tea", "category"] == "beverages"
+    parts = pd.read_parquet(tmp_path / "a" / "food_ingredients.parquet")
+    assert parts.groupby("food_id")["grams"].sum()["recipe:shortbread"] == pytest.approx(150)
+
+
+SMOOTHIE = RecipeRecord(
+    id="frozen-berry-smoothie", title="Frozen Berry Smoothie", servings=2,
+    ingredients=["2 cup blueberries, frozen, unsweetened (may also use frozen strawberries, "
+                 "raspberries, or other berries)", "1 cup orange juice",
+                 "1 cup plain low-fat yogurt", "1 large banana (frozen)"])
+# FAM-Bench Appendix C, per serving, as the source site publishes it.
+PUBLISHED = {"calories": 273, "carbohydrates": 55, "sugar": 39, "fiber": 6, "potassium": 862}
+TOLERANCE = {"calories": 0.10, "carbohydrates": 0.15, "sugar": 0.15, "fiber": 0.15,
+             "potassium": 0.20}
+
+
+def test_published_smoothie_within_stated_tolerance(resolver):
+    recipe = resolver.recipe(SMOOTHIE)
+    assert recipe.kept
+    for name, published in PUBLISHED.items():
+        computed = recipe.nutrition.per_serving[name]
+        assert computed == pytest.approx(published, rel=TOLERANCE[name]), name
