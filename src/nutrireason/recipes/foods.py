@@ -1,6 +1,10 @@
 """One food interface for the NGQA build, whether foods come from FNDDS or from recipes:
 ``foods`` (food_id, description, category, source, the 16 nutrients per 100 g) and
-``ingredients`` (food_id, seq, ingredient_code, ingredient_description, grams)."""
+``ingredients`` (food_id, seq, ingredient_code, ingredient_description, grams).
+
+Ingredient codes share one namespace: ``sr:<NDB number>`` for USDA SR foods (FNDDS uses the SR
+number as its ingredient code, so a recipe ingredient matched to SR28 food 01001 and an FNDDS
+ingredient 1001 are the same ``sr:1001``) and ``fndds:<food code>`` for nested FNDDS foods."""
 
 from __future__ import annotations
 
@@ -36,11 +40,16 @@ def recipe_foods(recipes: list[ResolvedRecipe]) -> FoodTables:
                       **recipe.nutrition.per_100g})
         weighed = [i for i in recipe.ingredients if i.grams and i.ndb_no]
         for seq, item in enumerate(weighed, start=1):
-            parts.append({"food_id": food_id, "seq": seq, "ingredient_code": f"sr28:{item.ndb_no}",
+            parts.append({"food_id": food_id, "seq": seq, "ingredient_code": sr_code(item.ndb_no),
                           "ingredient_description": item.sr28_description,
                           "grams": item.grams})
     return FoodTables(pd.DataFrame(foods, columns=FOOD_COLUMNS),
                       pd.DataFrame(parts, columns=INGREDIENT_COLUMNS))
+
+
+def sr_code(ndb_no: str | int) -> str:
+    """The shared ingredient id of an SR food: ``sr:<number without leading zeros>``."""
+    return f"sr:{int(ndb_no)}"
 
 
 def fndds_foods(fndds: Fndds) -> FoodTables:
@@ -50,6 +59,6 @@ def fndds_foods(fndds: Fndds) -> FoodTables:
     parts = fndds.ingredients.assign(
         food_id="fndds:" + fndds.ingredients["food_code"].astype(str),
         ingredient_code=fndds.ingredients["ingredient_code"].map(
-            lambda code: f"fndds:{code}" if code > 10_000_000 else f"sr:{code}"))
+            lambda code: f"fndds:{code}" if code > 10_000_000 else sr_code(code)))
     return FoodTables(foods[FOOD_COLUMNS].reset_index(drop=True),
                       parts[INGREDIENT_COLUMNS].reset_index(drop=True))
