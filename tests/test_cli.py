@@ -24,6 +24,8 @@ EXPECTED_COMMANDS = {
     ("standards", "check"),
     ("demo",),
     ("run",),
+    ("recipes",),
+    ("recipes", "build"),
 }
 
 

@@ -264,11 +264,13 @@ def run_command(
 @app.command("demo")
 @friendly
 def demo(index_url: IndexUrl = None) -> None:
-    """The main job on the offline default: pull the bundles, annotate the users, summarise."""
+    """The main job on the offline default: pull the bundles, annotate the users, resolve the
+    recipe corpus, summarise."""
     from nutrireason.sources.bundles import pull
 
     pull(None, index_url=index_url, log=console.print)
     run_users(None, None, None, None)
+    recipes_build(recipes=None, out=None, workers=2)
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -99,7 +99,7 @@ class Resolver:
             nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
                                          self.rules.nutrient_coverage.value)
             if nutrition.total_grams < self.rules.min_total_grams.value:
-                exclusion = f"total weight {nutrition.total_grams:g} g is under " \
+                exclusion = f"too light: total weight {nutrition.total_grams:g} g is under " \
                             f"{self.rules.min_total_grams.value:g} g"
                 nutrition = None
         return ResolvedRecipe(record=record, ingredients=items, food_category=category,
@@ -172,7 +172,8 @@ def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe]) -> dict[s
 
 
 def _reason_kind(reason: str | None) -> str:
-    return (reason or "").split(":")[0].split(" g is")[0].rstrip("0123456789. ")
+    """The reason's kind: the text before its first colon."""
+    return (reason or "").split(":")[0]
 
 
 def _method_kind(method: str) -> str:
