@@ -158,6 +158,105 @@ def print_users_summary(build) -> None:
     console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
 
 
+@ngqa_app.command("build")
+@friendly
+def ngqa_build(
+    out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+    users: Annotated[Path | None, typer.Option(
+        help="Annotated users (Parquet from `ngqa users`); default: the last build.")] = None,
+    foods: Annotated[Path | None, typer.Option(
+        help="Foods: a `recipes build` directory; default: the last recipe build.")] = None,
+    fndds: Annotated[Path | None, typer.Option(
+        help="Raw FNDDS files instead of recipe foods (xlsx or legacy text directory).")] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+) -> None:
+    """Build the NGQA benchmark: knowledge graph, questions per level and task, statistics."""
+    from nutrireason.ngqa.build import build_benchmark
+    from nutrireason.ngqa.users_build import default_users_path
+    from nutrireason.paths import builds_dir
+
+    users_path = users or default_users_path()
+    food_tables, food_inputs = _food_tables(foods, fndds)
+    frame = _read_parquet(users_path, "run `nutrireason ngqa users` first")
+    target = out or builds_dir() / "ngqa" / "benchmark"
+    with console.status("sampling questions and writing the benchmark"):
+        build = build_benchmark(frame, food_tables, target, seed=seed,
+                                inputs=[users_path, *food_inputs])
+    print_ngqa_stats(build.stats)
+    console.print(f"wrote {target}")
+
+
+def _read_parquet(path: Path, hint: str):
+    import pandas as pd
+
+    from nutrireason.errors import DataError
+
+    if not path.is_file():
+        raise DataError(path, "not found", expected=hint)
+    return pd.read_parquet(path)
+
+
+def _food_tables(foods: Path | None, fndds: Path | None):
+    """Recipe foods from a recipes build, or FNDDS foods from raw files."""
+    from nutrireason.paths import builds_dir
+    from nutrireason.recipes.foods import FoodTables, fndds_foods
+
+    if fndds is not None:
+        from nutrireason.sources.fndds import read_fndds
+
+        data = read_fndds(fndds)
+        return fndds_foods(data), sorted(set(data.files.values()))
+    folder = foods or builds_dir() / "recipes"
+    hint = "run `nutrireason recipes build` first"
+    tables = FoodTables(_read_parquet(folder / "foods.parquet", hint),
+                        _read_parquet(folder / "food_ingredients.parquet", hint))
+    return tables, [folder / "foods.parquet", folder / "food_ingredients.parquet"]
+
+
+@ngqa_app.command("stats")
+@friendly
+def ngqa_stats(
+    directory: Annotated[Path | None, typer.Argument(help="A built benchmark directory.")]
+    = None,
+) -> None:
+    """Print Tables 1 and 2 (records, nodes, edges, SNR) beside the paper's, and label balance."""
+    import json
+
+    from nutrireason.errors import DataError
+    from nutrireason.paths import builds_dir
+
+    path = (directory or builds_dir() / "ngqa" / "benchmark") / "stats.json"
+    if not path.is_file():
+        raise DataError(path, "no statistics", expected="run `nutrireason ngqa build` first")
+    print_ngqa_stats(json.loads(path.read_text()))
+
+
+PAPER_TABLES = {  # NGQA Tables 1 and 2
+    "sparse": (8490, 25.84, 24.86, 16.37, 19.30),
+    "standard": (3622, 28.16, 28.98, 24.68, 49.39),
+    "complex": (1690, 30.94, 34.04, 31.57, 76.32),
+}
+
+
+def print_ngqa_stats(stats: dict) -> None:
+    """Tables 1 and 2 of this build beside the paper's."""
+    import pandas as pd
+
+    rows = []
+    for level, paper in PAPER_TABLES.items():
+        ours = stats["levels"][level]
+        keys = ("records", "avg_nodes", "avg_edges", "avg_node_snr", "avg_tag_snr")
+        cells = [f"{ours.get(k, 0):,} / {p:,}" if k == "records" else
+                 f"{ours.get(k, float('nan')):.2f} / {p:.2f}" for k, p in zip(keys, paper,
+                                                                             strict=True)]
+        rows.append({"level": level, **dict(zip(("records", "nodes", "edges", "node SNR",
+                                                 "tag SNR"), cells, strict=True)),
+                     "Yes": f"{ours.get('yes_share', float('nan')):.2f}"})
+    show(pd.DataFrame(rows), "NGQA Tables 1-2, this build / the paper (averages per question)")
+    console.print(f"{stats['users_with_conditions']:,} users with a condition or diet; "
+                  f"{stats['foods']:,} foods in the question universe")
+
+
 @recipes_app.command("build")
 @friendly
 def recipes_build(
@@ -271,6 +370,7 @@ def demo(index_url: IndexUrl = None) -> None:
     pull(None, index_url=index_url, log=console.print)
     run_users(None, None, None, None)
     recipes_build(recipes=None, out=None, workers=2)
+    ngqa_build(out=None, users=None, foods=None, fndds=None, seed=0)
 
 
 def main() -> None:  # pragma: no cover - console entry

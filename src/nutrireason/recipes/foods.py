@@ -16,7 +16,8 @@ from nutrireason.recipes.schema import ResolvedRecipe
 from nutrireason.sources.fndds import Fndds
 from nutrireason.sources.nutrients import NUTRIENT_NAMES
 
-FOOD_COLUMNS = ["food_id", "description", "category", "source", *NUTRIENT_NAMES]
+FOOD_COLUMNS = ["food_id", "description", "category", "category_code", "source",
+                *NUTRIENT_NAMES]
 INGREDIENT_COLUMNS = ["food_id", "seq", "ingredient_code", "ingredient_description", "grams"]
 
 
@@ -36,7 +37,8 @@ def recipe_foods(recipes: list[ResolvedRecipe]) -> FoodTables:
             continue
         food_id = f"recipe:{recipe.record.id}"
         foods.append({"food_id": food_id, "description": recipe.record.title,
-                      "category": recipe.food_category, "source": "recipe",
+                      "category": recipe.food_category, "category_code": None,
+                      "source": "recipe",
                       **recipe.nutrition.per_100g})
         weighed = [i for i in recipe.ingredients if i.grams and i.ndb_no]
         for seq, item in enumerate(weighed, start=1):

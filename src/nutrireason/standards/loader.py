@@ -120,6 +120,12 @@ class Condition(_Strict):
     source: Source
     definition: str | None = None
     diet_code: int | None = None
+    node: str | None = Field(default=None, description="name in NGQA graphs (default: id)")
+
+    @property
+    def node_name(self) -> str:
+        """The node's name in NGQA graphs: "obesity", "Low carbohydrate diet"."""
+        return self.node or self.id
 
     @field_validator("tags")
     @classmethod

@@ -1,0 +1,208 @@
+"""Build the NGQA benchmark files: knowledge graph tables, questions per level and task,
+statistics and a manifest. Same inputs and seed give byte-identical files.
+
+Layout under ``out``::
+
+    graph/nodes.parquet, graph/edges.parquet     the whole knowledge graph
+    <level>/<task>.jsonl and .parquet              one record per question
+    questions.parquet                              every question with all three gold answers
+    stats.json, manifest.json
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from nutrireason import __version__
+from nutrireason.io import atomic_path, sha256_file, write_json_atomic, write_parquet_atomic
+from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
+from nutrireason.ngqa.foods import question_foods
+from nutrireason.ngqa.questions import (
+    UserProfile,
+    food_matrix,
+    gold_answers,
+    level_of,
+    link_edges,
+    node_list,
+    opposite,
+    question_graph,
+    requirement_matrix,
+    select_pairs,
+    signal_to_noise,
+    tag_space,
+    user_profiles,
+)
+from nutrireason.recipes.foods import FoodTables
+from nutrireason.standards import Standards, load_standards
+
+GENERATOR = f"nutrireason {__version__} ngqa-build 1"
+
+
+@dataclass
+class NgqaBuild:
+    out: Path
+    stats: dict[str, Any]
+    questions: pd.DataFrame
+
+
+def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int = 0,
+                    inputs: list[Path] | None = None, caps: dict[str, int] | None = None,
+                    config: NgqaConfig | None = None, standards: Standards | None = None
+                    ) -> NgqaBuild:
+    """Sample questions for every level, write all files, return the statistics."""
+    config = config or load_ngqa_config()
+    standards = standards or load_standards()
+    caps = caps or {level: config.levels[level].max_questions for level in LEVELS}
+    profiles = [p for p in user_profiles(users, standards) if p.requirements]
+    qfoods = question_foods(foods, config, standards)
+    questions = make_questions(profiles, qfoods, config, seed, caps)
+    stats = statistics(questions, len(profiles), len(qfoods))
+    _write(out, questions, graph_tables(users, qfoods, standards), stats,
+           _manifest(seed, caps, inputs or [], stats))
+    return NgqaBuild(out, stats, questions)
+
+
+def make_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,
+                   seed: int, caps: dict[str, int]) -> pd.DataFrame:
+    """One row per question: ids, level, triples, nodes, edges, gold answers, SNR."""
+    space = tag_space(config)
+    opposite_index = np.array([space.index(opposite(t)) for t in space])
+    pairs = select_pairs(requirement_matrix(profiles, space),
+                         food_matrix(list(qfoods["question_tags"]), space),
+                         opposite_index, caps, seed)
+    food_rows = qfoods.to_dict(orient="records")
+    rows = []
+    for level in LEVELS:
+        for number, (u, f) in enumerate(pairs[level]):
+            rows.append(_question(f"ngqa-{level}-{number:05d}", level, profiles[u],
+                                  food_rows[f], config))
+    return pd.DataFrame(rows)
+
+
+def _question(qid: str, level: str, profile: UserProfile, food: dict,
+              config: NgqaConfig) -> dict[str, Any]:
+    edges = link_edges(profile.requirements, set(food["question_tags"]))
+    n_match = sum(r == "match" for _, r, _ in edges)
+    n_contra = sum(r == "contradict" for _, r, _ in edges)
+    assert level_of(n_match, n_contra) == level, (qid, edges)
+    triples = question_graph(profile, food, edges)
+    nodes = node_list(triples, profile, food)
+    node_snr, tag_snr = signal_to_noise(nodes, edges, food)
+    gold = gold_answers(edges, config)
+    return {
+        "id": qid, "level": level, "user_id": profile.user_id, "food_id": food["food_id"],
+        "food": food["description"],
+        "triples": [list(t) for t in triples], "nodes": nodes,
+        "edges": [{"source": h, "relation": r, "target": t} for h, r, t in triples],
+        "links": {"match": n_match, "contradict": n_contra,
+                  "need": sum(r == "need" for _, r, _ in edges)},
+        "node_snr": node_snr, "tag_snr": tag_snr,
+        **{f"answer_{task}": gold[task] for task in TASKS},
+        **{f"question_{task}": getattr(config.questions, task).format(food=food["description"])
+           for task in TASKS},
+    }
+
+
+def task_records(questions: pd.DataFrame, level: str, task: str) -> list[dict[str, Any]]:
+    """The records of one level and task: id, question, graph (triples, nodes, edges), answer."""
+    subset = questions[questions["level"] == level]
+    return [{"id": f"{row['id']}-{task}", "question_id": row["id"], "level": level,
+             "task": task, "user_id": row["user_id"], "food_id": row["food_id"],
+             "food": row["food"], "question": row[f"question_{task}"],
+             "triples": row["triples"], "nodes": row["nodes"], "edges": row["edges"],
+             "answer": row[f"answer_{task}"]} for row in subset.to_dict(orient="records")]
+
+
+def statistics(questions: pd.DataFrame, n_users: int, n_foods: int) -> dict[str, Any]:
+    """Tables 1 and 2 per level, label balance and tag frequencies."""
+    levels = {}
+    for level in LEVELS:
+        subset = questions[questions["level"] == level] if len(questions) else questions
+        if subset.empty:
+            levels[level] = {"records": 0}
+            continue
+        tags = Counter(t for labels in subset["answer_multi_label"] for t in labels)
+        levels[level] = {
+            "records": len(subset),
+            "avg_nodes": round(float(subset["nodes"].map(len).mean()), 2),
+            "avg_edges": round(float(subset["edges"].map(len).mean()), 2),
+            "avg_node_snr": round(float(subset["node_snr"].mean()), 2),
+            "avg_tag_snr": round(float(subset["tag_snr"].mean()), 2),
+            "yes_share": round(float((subset["answer_binary"] == "Yes").mean()), 4),
+            "tag_frequencies": dict(sorted(tags.items())),
+        }
+    return {"users_with_conditions": n_users, "foods": n_foods, "levels": levels}
+
+
+def graph_tables(users: pd.DataFrame, qfoods: pd.DataFrame, standards: Standards
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The whole knowledge graph as node and edge tables (ids are type-prefixed)."""
+    nodes: dict[str, tuple[str, str]] = {}
+    edges: list[tuple[str, str, str]] = []
+
+    def node(kind: str, label: str) -> str:
+        key = f"{kind}:{label}"
+        nodes.setdefault(key, (kind, label))
+        return key
+
+    for condition in standards.conditions.conditions:
+        kind = "health_condition" if condition.kind == "health_condition" else "special_diet"
+        source = node(kind, condition.node_name)
+        edges += [(source, "need", node("nutrient_tag", tag)) for tag in condition.tags]
+    for food in qfoods.to_dict(orient="records"):
+        source = node("food", food["food_id"])
+        edges.append((source, "belongs to", node("food_category", food["category"])))
+        edges += [(source, "has", node("ingredient", i)) for i in food["ingredients"]]
+        edges += [(source, "belongs to", node("nutrient_tag", t)) for t in food["tags"]]
+    for profile in user_profiles(users, standards):
+        source = node("user", profile.user_id)
+        edges += [(source, "has", node("habit", h)) for h in profile.habits]
+        edges += [(source, "has", node("health_condition", c)) for c in profile.conditions]
+        edges += [(source, "has", node("special_diet", d)) for d in profile.diets]
+    node_table = pd.DataFrame([(k, kind, label) for k, (kind, label) in sorted(nodes.items())],
+                              columns=["node_id", "type", "label"])
+    edge_table = pd.DataFrame(edges, columns=["source", "relation", "target"])
+    return node_table, edge_table
+
+
+def load_graph(out: str | Path) -> nx.MultiDiGraph:
+    """The built knowledge graph as a networkx MultiDiGraph (node attrs type, label)."""
+    out = Path(out)
+    nodes = pd.read_parquet(out / "graph" / "nodes.parquet")
+    edges = pd.read_parquet(out / "graph" / "edges.parquet")
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from((n, {"type": t, "label": label})
+                         for n, t, label in nodes.itertuples(index=False))
+    graph.add_edges_from((s, t, {"relation": r}) for s, r, t in edges.itertuples(index=False))
+    return graph
+
+
+def _manifest(seed: int, caps: dict[str, int], inputs: list[Path], stats: dict) -> dict:
+    return {"artifact": "ngqa", "generator": GENERATOR, "seed": seed, "caps": caps,
+            "inputs": [{"name": p.name, "sha256": sha256_file(p)} for p in inputs],
+            "counts": {level: stats["levels"][level]["records"] for level in LEVELS}}
+
+
+def _write(out: Path, questions: pd.DataFrame, graph: tuple[pd.DataFrame, pd.DataFrame],
+           stats: dict, manifest: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_parquet_atomic(out / "graph" / "nodes.parquet", graph[0])
+    write_parquet_atomic(out / "graph" / "edges.parquet", graph[1])
+    for level in LEVELS:
+        for task in TASKS:
+            records = task_records(questions, level, task)
+            with atomic_path(out / level / f"{task}.jsonl") as tmp:
+                tmp.write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n"
+                                       for r in records), encoding="utf-8")
+            write_parquet_atomic(out / level / f"{task}.parquet", pd.DataFrame(records))
+    write_parquet_atomic(out / "questions.parquet", questions)
+    write_json_atomic(out / "stats.json", stats)
+    write_json_atomic(out / "manifest.json", manifest)

@@ -1,0 +1,59 @@
+"""The NGQA construction settings (``standards/data/ngqa.yaml``), validated."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+
+from nutrireason.standards import standards_dir
+from nutrireason.standards.loader import Source, _Strict, load_model
+
+LEVELS = ("sparse", "standard", "complex")
+TASKS = ("binary", "multi_label", "text_generation")
+
+
+class WweiaRange(_Strict):
+    from_: int = Field(alias="from")
+    to: int
+    group: str
+
+
+class FoodUniverse(_Strict):
+    wweia_ranges: list[WweiaRange]
+    recipe_groups: list[str]
+    source: Source
+
+
+class Dedup(_Strict):
+    ignore_words: list[str]
+    source: Source
+
+
+class Level(_Strict):
+    max_questions: int = Field(ge=0)
+    rule: str
+
+
+class Questions(_Strict):
+    binary: str
+    multi_label: str
+    text_generation: str
+
+
+class NgqaConfig(_Strict):
+    version: int
+    source: Source
+    food_universe: FoodUniverse
+    dedup: Dedup
+    question_nutrients: list[str] = Field(min_length=1)
+    answer_order: list[str] = Field(min_length=1)
+    levels: dict[str, Level]
+    questions: Questions
+
+
+@lru_cache(maxsize=4)
+def load_ngqa_config(path: Path | None = None) -> NgqaConfig:
+    """Load ``ngqa.yaml`` (default: the packaged one)."""
+    return load_model(path or standards_dir() / "ngqa.yaml", NgqaConfig)
