@@ -61,11 +61,12 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     config = config or load_ngqa_config()
     standards = standards or load_standards()
     caps = caps or {level: config.levels[level].max_questions for level in LEVELS}
-    profiles = [p for p in user_profiles(users, standards) if p.requirements]
+    everyone = user_profiles(users, standards)
+    profiles = [p for p in everyone if p.requirements]
     qfoods = question_foods(foods, config, standards)
     questions = make_questions(profiles, qfoods, config, seed, caps)
     stats = statistics(questions, len(profiles), len(qfoods))
-    _write(out, questions, graph_tables(users, qfoods, standards), stats,
+    _write(out, questions, graph_tables(everyone, qfoods, standards), stats,
            _manifest(seed, caps, inputs or [], stats))
     return NgqaBuild(out, stats, questions)
 
@@ -142,7 +143,7 @@ def statistics(questions: pd.DataFrame, n_users: int, n_foods: int) -> dict[str,
     return {"users_with_conditions": n_users, "foods": n_foods, "levels": levels}
 
 
-def graph_tables(users: pd.DataFrame, qfoods: pd.DataFrame, standards: Standards
+def graph_tables(profiles: list[UserProfile], qfoods: pd.DataFrame, standards: Standards
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The whole knowledge graph as node and edge tables (ids are type-prefixed)."""
     nodes: dict[str, tuple[str, str]] = {}
@@ -162,7 +163,7 @@ def graph_tables(users: pd.DataFrame, qfoods: pd.DataFrame, standards: Standards
         edges.append((source, "belongs to", node("food_category", food["category"])))
         edges += [(source, "has", node("ingredient", i)) for i in food["ingredients"]]
         edges += [(source, "belongs to", node("nutrient_tag", t)) for t in food["tags"]]
-    for profile in user_profiles(users, standards):
+    for profile in profiles:
         source = node("user", profile.user_id)
         edges += [(source, "has", node("habit", h)) for h in profile.habits]
         edges += [(source, "has", node("health_condition", c)) for c in profile.conditions]
