@@ -443,7 +443,7 @@ def run_worker(tree: Path, fraction: float, args) -> dict:
 
 
 def _steps(result: dict) -> dict[str, float]:
-    """The build's steps in seconds; ``graph`` includes its own ``user_profiles`` pass."""
+    """The build's steps in seconds."""
     steps = result["steps"]
     profiles = steps.get("user_profiles", [0.0])
     return {"profiles": profiles[0], "foods": sum(steps.get("question_foods", [])),
@@ -484,7 +484,7 @@ def report(results: list[dict], write_seconds, marker) -> None:
               f"{s['write']:>6.2f} {r['build_s']:>6.2f} {total:>6.2f} {r['rss_peak_gb']:>6.2f} "
               f"{r['build_s'] / base:>6.2f}")
     print("(seconds; build = build_benchmark = prof + foods + pairs + stats + graph + write; "
-          "graph includes a second user_profiles pass; total = read + annotate + build; "
+          "total = read + annotate + build; "
           f"x base = build / build at {results[0]['fraction']:.2f})")
     last = results[-1]
     total = last["read_s"] + last["annotate_s"] + last["build_s"]
