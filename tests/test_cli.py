@@ -26,6 +26,8 @@ EXPECTED_COMMANDS = {
     ("run",),
     ("recipes",),
     ("recipes", "build"),
+    ("ngqa", "build"),
+    ("ngqa", "stats"),
 }
 
 
