@@ -152,3 +152,11 @@ def test_ngqa_users_without_bundles_says_to_pull(runner, empty_home):
     assert "nutrireason data pull" in lines[0]
     assert "nhanes" in lines[0]
     assert not (empty_home / "builds").exists()
+
+
+def test_ngqa_build_without_inputs_says_what_to_run_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUTRIREASON_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, ["ngqa", "build"])
+    assert result.exit_code == 1
+    assert "error:" in result.stderr and "nutrireason recipes build" in result.stderr
+    assert not (tmp_path / "builds" / "ngqa").exists()
