@@ -7,6 +7,7 @@ and the engine records the sample as an error, never as an answer.
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ class PromptMethod(Method):
 
 
 _METHODS: dict[str, Callable[..., Method]] = {"prompt": PromptMethod}
+# Modules whose import registers more methods; imported on first lookup.
+_METHOD_MODULES = ("nutrireason.methods.ngqa", "nutrireason.methods.tog")
 
 
 def register_method(name: str, factory: Callable[..., Method]) -> None:
@@ -84,6 +87,13 @@ def register_method(name: str, factory: Callable[..., Method]) -> None:
 
 def get_method(name: str, settings: GenerationSettings | None = None) -> Method:
     """The method registered as ``name``."""
+    if name not in _METHODS:
+        for module in _METHOD_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
     if name not in _METHODS:
         raise NutriReasonError(f"unknown method {name!r}; known: {sorted(_METHODS)}")
     return _METHODS[name](settings)
