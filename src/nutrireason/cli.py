@@ -317,12 +317,44 @@ def print_recipe_quality(quality: dict, target: Path) -> None:
                   "food_ingredients.parquet, quality.json, manifest.json")
 
 
+TASK_FILES = {"binary": "binary", "multilabel": "multi_label", "multi_label": "multi_label",
+              "textgen": "text_generation", "text_generation": "text_generation"}
+
+
+def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None) -> Path:
+    """``ngqa`` -> the built NGQA file for (level, task); anything else is a JSONL path."""
+    from nutrireason.errors import DataError
+    from nutrireason.paths import builds_dir
+
+    if benchmark != "ngqa":
+        return Path(benchmark)
+    if task not in TASK_FILES or level not in ("sparse", "standard", "complex"):
+        raise DataError(None, f"unknown NGQA task or level ({task!r}, {level!r})",
+                        expected="--task binary|multilabel|textgen, "
+                        "--level sparse|standard|complex")
+    root = directory or builds_dir() / "ngqa" / "benchmark"
+    path = root / level / f"{TASK_FILES[task]}.jsonl"
+    if not path.is_file():
+        raise DataError(path, "NGQA benchmark file not found",
+                        expected="run `nutrireason ngqa build` first")
+    return path
+
+
 @app.command("run")
 @friendly
 def run_command(
-    benchmark: Annotated[Path, typer.Argument(help="Benchmark items (JSONL, one item per line).")],
+    benchmark: Annotated[str, typer.Argument(
+        help="`ngqa` (with --task and --level) or a JSONL file of items.")],
     out: Annotated[Path, typer.Option(help="Run directory (records.jsonl + manifest.json).")],
-    method: Annotated[list[str] | None, typer.Option(help="Method name; repeatable.")] = None,
+    task: Annotated[str, typer.Option(help="NGQA task: binary, multilabel or textgen.")]
+    = "binary",
+    level: Annotated[str, typer.Option(help="NGQA level: sparse, standard or complex.")]
+    = "standard",
+    benchmark_dir: Annotated[Path | None, typer.Option(
+        help="A built NGQA benchmark directory (default: the last build).")] = None,
+    method: Annotated[list[str] | None, typer.Option(
+        help="Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; "
+        "repeatable.")] = None,
     model: Annotated[list[str] | None, typer.Option(
         help="Provider string, e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo; "
         "repeatable.")] = None,
@@ -346,7 +378,9 @@ def run_command(
 
     settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                   json_mode=json_mode)
-    config = RunConfig(benchmark=benchmark, out=out, methods=method or ["prompt"],
+    path = benchmark_file(benchmark, task, level, benchmark_dir)
+    default_method = ["plain"] if benchmark == "ngqa" else ["prompt"]
+    config = RunConfig(benchmark=path, out=out, methods=method or default_method,
                        models=model or ["scripted/echo"], settings=settings,
                        concurrency=concurrency, limit=limit, offset=offset, cache=cache,
                        retry_errors=retry_errors, retry=RetryPolicy(max_attempts=max_attempts),

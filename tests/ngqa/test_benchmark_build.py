@@ -97,3 +97,22 @@ def test_statistics_are_shaped_like_tables_1_and_2(built):
     assert [levels[level]["records"] for level in LEVELS] == [8490, 3622, 1690]
     snr = [levels[level]["avg_tag_snr"] for level in LEVELS]
     assert snr == sorted(snr)  # as in the paper: sparse < standard < complex
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_oracle_scores_every_task_perfectly(built, level):
+    import asyncio
+
+    from nutrireason.methods import get_method
+    from nutrireason.ngqa.build import task_records
+
+    oracle = get_method("oracle")
+
+    async def answers(records):
+        return [await oracle.answer(record, None) for record in records]
+
+    for task in TASKS:
+        records = task_records(built.questions, level, task)
+        predictions = asyncio.run(answers(records))
+        assert all(p.parse_ok for p in predictions)
+        assert [p.parsed for p in predictions] == [r["answer"] for r in records], task
