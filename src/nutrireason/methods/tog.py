@@ -12,9 +12,14 @@ Iterations 2..``depth`` prune twice, each with at most one batched model call:
 * entity pruning: the candidate triples under the kept groups; when there are more than
   ``width``, the model picks at most ``width``.
 
-The kept triples join the retained set and their new endpoints become the frontier; exploration
-stops early when the frontier is empty. A last call answers the question from the retained
-triples (in the question graph's order), with the paper's ToG method prompt (Tables 16-18).
+As in ToG, the model reasons over the retained *paths*: a kept triple extends the path that
+reached its endpoint (joining two paths when both endpoints were reached), the kept paths replace
+the previous ones, and a path the pruning did not extend is dropped. So after iteration 2 the
+context holds at most ``width`` paths such as (user has obesity), (obesity contradict
+high_calorie), (food belongs to high_calorie), not the user's habits or the food's
+ingredients. Exploration stops early when the frontier is empty; a last call answers from the
+union of the retained paths' triples (in the question graph's order), with the paper's ToG
+method prompt (Tables 16-18).
 
 Model calls per question = relation-pruning calls + entity-pruning calls + 1. The pruning
 prompts are ours: the paper's Figure 8 is an image the text does not reproduce.
@@ -124,23 +129,28 @@ class TogMethod(GraphRagMethod):
         topics = [USER_NODE, item["food"]]
         state = _Search(self, item, backend)
 
-        # Iteration 1, unpruned: every triple touching a topic entity.
+        # Iteration 1, unpruned: every triple touching a topic entity is a one-step path.
         visited = set(topics)
-        kept = [i for i, (h, _, t) in enumerate(triples) if h in visited or t in visited]
-        retained = set(kept)
-        frontier = _new_endpoints(triples, kept, visited)
-        depth_reached = 1 if kept else 0
+        reach: dict[str, set[int]] = {}  # node -> the triples of the path that reached it
+        first = [i for i, (h, _, t) in enumerate(triples) if h in visited or t in visited]
+        paths = [{i} for i in first]
+        used = set(first)
+        frontier = _extend(triples, first, paths, visited, reach)
+        depth_reached = 1 if first else 0
 
         for iteration in range(2, self.depth + 1):
             if not frontier:
                 break
-            kept = await state.step(triples, retained, frontier)
+            kept = await state.step(triples, used, frontier)
             if not kept:
                 break
-            retained.update(kept)
+            paths = [{i} | reach.get(triples[i][0], set()) | reach.get(triples[i][2], set())
+                     for i in kept]
+            used.update(kept)
+            frontier = _extend(triples, kept, paths, visited, reach)
             depth_reached = iteration
-            frontier = _new_endpoints(triples, kept, visited)
 
+        retained = set().union(*paths) if paths else set()
         chosen = [triples[i] for i in sorted(retained)]
         text = user_prompt(item["question"], self.method_prompt, self.graph_text(chosen),
                            item["task"])
@@ -154,14 +164,17 @@ class TogMethod(GraphRagMethod):
                                  "fallbacks": state.fallbacks})
 
 
-def _new_endpoints(triples: list[Triple], kept: list[int], visited: set[str]) -> list[str]:
-    """The endpoints of the kept triples not seen before, in order; marks them visited."""
+def _extend(triples: list[Triple], kept: list[int], paths: list[set[int]], visited: set[str],
+            reach: dict[str, set[int]]) -> list[str]:
+    """The kept triples' endpoints not seen before, in order: the next frontier. Each is
+    marked visited and remembers the path (``paths[k]`` for ``kept[k]``) that reached it."""
     frontier: list[str] = []
-    for i in kept:
+    for i, path in zip(kept, paths, strict=True):
         head, _, tail = triples[i]
         for node in (head, tail):
             if node not in visited:
                 visited.add(node)
+                reach[node] = path
                 frontier.append(node)
     return frontier
 

@@ -1,0 +1,231 @@
+"""Think-on-Graph on NGQA question graphs: pruning really prunes, calls are counted, fallbacks
+are deterministic and recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from nutrireason.methods.base import get_method
+from nutrireason.methods.ngqa_prompts import NOTES, TOG_PROMPT
+from nutrireason.methods.tog import TogMethod, parse_choices
+from nutrireason.models.retry import RetryPolicy
+from nutrireason.models.scripted import ScriptedBackend, register
+from nutrireason.models.types import ChatRequest, GenerationSettings
+from nutrireason.paths import builds_dir
+from nutrireason.runs.engine import CallProxy
+
+FOOD = "Test soup"
+QUESTION = (f'Based on the nutrients the food provides and the user needs, please answer whether '
+            f'the food "{FOOD}" is healthy for the user? Please answer with yes or no.')
+TAGS = ["high_sodium", "low_sugar", "high_calorie", "low_protein", "low_carb",
+        "high_cholesterol"]
+HABITS = ["Eats lots of fish", "Adds little to no salt at table", "Drinks lots of water",
+          "Ate more food than usual"]
+FOOD_TRIPLES = ([(FOOD, "belongs to", "Soups")]
+                + [(FOOD, "has", i) for i in ("Salt, table", "Rice, brown", "Carrots, raw")]
+                + [(FOOD, "belongs to", t) for t in TAGS])
+USER_TRIPLES = ([("user", "has", h) for h in HABITS]
+                + [("user", "has", c) for c in ("obesity", "hypertension")])
+E1 = ("obesity", "contradict", "high_calorie")
+E2 = ("obesity", "match", "low_sugar")
+E3 = ("obesity", "match", "low_carb")
+E4 = ("hypertension", "contradict", "high_sodium")
+E5 = ("hypertension", "match", "low_sugar")
+EDGES = [E1, E2, E3, E4, E5]
+TOPIC_TRIPLES = FOOD_TRIPLES + USER_TRIPLES
+# Iteration 2's candidate relation groups, in the order the method lists them.
+GROUPS = ["obesity --contradict--> (1 entity)", "(1 entity) --contradict--> high_calorie",
+          "obesity --match--> (2 entities)", "(2 entities) --match--> low_sugar",
+          "(1 entity) --match--> low_carb", "hypertension --contradict--> (1 entity)",
+          "(1 entity) --contradict--> high_sodium", "hypertension --match--> (1 entity)"]
+
+
+def supported(edges):
+    """The retained paths' triples for these condition-tag edges: the edges, the user's
+    condition triples and the food's tag triples they hang from, in graph order."""
+    ends = {node for edge in edges for node in (edge[0], edge[2])}
+    return [t for t in TOPIC_TRIPLES if t[2] in ends] + list(edges)
+
+
+def make_item(triples=None, food=FOOD, task="binary"):
+    triples = TOPIC_TRIPLES + EDGES if triples is None else triples
+    return {"task": task, "question": QUESTION, "food": food,
+            "triples": [list(t) for t in triples], "edges": [], "answer": "No"}
+
+
+def kind(request: ChatRequest) -> str:
+    text = request.messages[-1].text()
+    if "candidate relations" in text:
+        return "relation"
+    if "candidate triples" in text:
+        return "entity"
+    return "final"
+
+
+def numbered(request: ChatRequest) -> dict[str, int]:
+    """The candidate lines of a pruning prompt -> their numbers."""
+    lines = re.findall(r"^(\d+)\. (.+)$", request.messages[-1].text(), re.M)
+    return {line: int(n) for n, line in lines}
+
+
+class Recorder:
+    """A responder: answers pruning prompts with ``pick(kind, candidates)``, the final with Yes."""
+
+    def __init__(self, pick):
+        self.pick = pick
+        self.requests: list[ChatRequest] = []
+
+    def __call__(self, request: ChatRequest) -> str:
+        self.requests.append(request)
+        which = kind(request)
+        return "Yes" if which == "final" else self.pick(which, numbered(request))
+
+    def of(self, which: str) -> list[ChatRequest]:
+        return [r for r in self.requests if kind(r) == which]
+
+
+def run(method, item, responder, name):
+    register(name, responder)
+    backend = ScriptedBackend(name)
+    prediction = asyncio.run(method.answer(item, backend))
+    return prediction, backend.calls
+
+
+def retained(prediction) -> list[tuple]:
+    return [tuple(t) for t in prediction.retrieved]
+
+
+def test_registered_and_described():
+    method = get_method("tog", GenerationSettings(max_tokens=300))
+    assert isinstance(method, TogMethod)
+    assert (method.width, method.depth) == (5, 3)
+    assert method.describe()["width"] == 5
+    assert method.prune_settings.max_tokens == 64 and method.prune_settings.temperature == 0
+    assert method.settings.max_tokens == 300
+
+
+def test_parse_choices():
+    assert parse_choices("3, 1, 3, 99, 0, 2", n=5, width=5) == [2, 0, 1]
+    assert parse_choices("Relations 2 and 4 and 5", n=5, width=2) == [1, 3]
+    assert parse_choices("none of them", n=5, width=2) is None
+    assert parse_choices("7, 8", n=5, width=2) is None
+
+
+def test_relation_pruning_prunes_and_calls_are_counted():
+    def pick(which, lines):
+        assert which == "relation"
+        assert list(lines) == GROUPS
+        # chosen groups, plus an out-of-range number and a repeat that must be ignored
+        chosen = [lines["obesity --match--> (2 entities)"],
+                  lines["hypertension --match--> (1 entity)"]]
+        return f"{chosen[0]}, 99, {chosen[1]}, {chosen[0]}"
+
+    responder = Recorder(pick)
+    prediction, calls = run(TogMethod(), make_item(), responder, "tog-relation")
+    # relation pruning: 8 groups > 5 -> one call; 3 triples under the kept groups <= 5 -> none
+    assert calls == len(responder.requests) == 1 + 0 + 1
+    assert retained(prediction) == supported([E2, E3, E5])
+    assert E1 not in retained(prediction) and E4 not in retained(prediction)  # not chosen
+    assert prediction.parsed == "Yes" and prediction.parse_ok
+    assert prediction.extra == {"tog_pruning_calls": 1, "tog_depth_reached": 2, "fallbacks": 0}
+    relation_prompt = responder.of("relation")[0]
+    assert QUESTION in relation_prompt.messages[-1].text()
+    assert relation_prompt.settings.max_tokens == 64
+    final = responder.of("final")[0].messages[-1].text()
+    assert TOG_PROMPT in final and NOTES["binary"] in final
+    assert "(obesity contradict high_calorie)" not in final
+    assert "(hypertension match low_sugar)" in final
+
+
+def test_relation_then_entity_pruning():
+    def pick(which, lines):
+        if which == "relation":
+            return (f'{lines["obesity --match--> (2 entities)"]}, '
+                    f'{lines["hypertension --match--> (1 entity)"]}')
+        assert list(lines) == ["obesity --match--> low_sugar", "obesity --match--> low_carb",
+                               "hypertension --match--> low_sugar"]
+        return "3, 1"
+
+    responder = Recorder(pick)
+    prediction, calls = run(TogMethod(width=2), make_item(), responder, "tog-entity")
+    # 8 groups > 2 -> relation call; 3 triples under them > 2 -> entity call; then the answer
+    assert calls == 1 + 1 + 1
+    assert retained(prediction) == supported([E2, E5])
+    assert prediction.extra == {"tog_pruning_calls": 2, "tog_depth_reached": 2, "fallbacks": 0}
+    assert QUESTION in responder.of("entity")[0].messages[-1].text()
+
+
+def test_wide_enough_means_no_pruning_calls():
+    responder = Recorder(lambda which, lines: pytest.fail(f"unexpected {which} call"))
+    item = make_item()
+    prediction, calls = run(TogMethod(width=50), item, responder, "tog-wide")
+    assert calls == 1
+    assert retained(prediction) == supported(EDGES)  # unextended paths drop
+    assert prediction.extra == {"tog_pruning_calls": 0, "tog_depth_reached": 2, "fallbacks": 0}
+
+
+def test_depth_bounds_the_walk():
+    chain = [("user", "has", "a"), ("b", "to", "a"), ("b", "to", "c"), ("c", "to", "d"),
+             ("x", "to", "y")]
+    item = make_item(chain)
+    responder = Recorder(lambda which, lines: pytest.fail(f"unexpected {which} call"))
+    prediction, calls = run(TogMethod(depth=3), item, responder, "tog-chain")
+    assert calls == 1
+    assert retained(prediction) == chain[:3]  # user-a, a-b (stored b->a), b-c; not c-d
+    assert prediction.extra["tog_depth_reached"] == 3
+    prediction, _ = run(TogMethod(depth=1), item, responder, "tog-chain")
+    assert retained(prediction) == chain[:1]
+    assert prediction.extra["tog_depth_reached"] == 1
+
+
+@pytest.mark.parametrize("width, bad, expected, calls", [
+    # relation answer unparseable -> the first 5 groups -> E1, E2, E3, E5 (4 <= 5 fit)
+    (5, {"relation"}, [E1, E2, E3, E5], 2),
+    # relation answer fine; entity answer unparseable -> the first 2 triples under the groups
+    (2, {"entity"}, [E2, E3], 3),
+])
+def test_unparseable_pruning_falls_back_deterministically(width, bad, expected, calls):
+    def pick(which, lines):
+        if which in bad:
+            return "I am not sure which ones matter."
+        return (f'{lines["obesity --match--> (2 entities)"]}, '
+                f'{lines["hypertension --match--> (1 entity)"]}')
+
+    results = [run(TogMethod(width=width), make_item(), Recorder(pick), "tog-bad")
+               for _ in range(2)]
+    (first, first_calls), (second, _) = results
+    assert first_calls == calls
+    assert retained(first) == retained(second) == supported(expected)
+    assert first.extra["fallbacks"] == 1
+    assert first.extra["tog_pruning_calls"] == calls - 1
+
+
+def _real_items(n: int) -> list[dict]:
+    for path in (builds_dir() / "ngqa/benchmark/standard/binary.jsonl",
+                 Path("/tmp/nrhome/builds/ngqa/benchmark/standard/binary.jsonl")):
+        if path.is_file():
+            with path.open(encoding="utf-8") as handle:
+                return [json.loads(line) for line in islice(handle, n)]
+    pytest.skip("no built NGQA standard binary benchmark")
+
+
+def test_real_items_finish_within_the_call_bound():
+    items = _real_items(20)
+    register("tog-real", lambda r: "Yes" if kind(r) == "final" else "1, 2")
+    method = TogMethod()
+    bound = 2 * (method.depth - 1) + 1
+    for item in items:
+        proxy = CallProxy(ScriptedBackend("tog-real"), None, RetryPolicy())
+        prediction = asyncio.run(method.answer(item, proxy))
+        assert prediction.parsed == "Yes" and prediction.parse_ok
+        assert 1 <= proxy.calls <= bound
+        assert proxy.calls == prediction.extra["tog_pruning_calls"] + 1
+        triples = {tuple(t) for t in item["triples"]}
+        assert set(retained(prediction)) <= triples
+        assert prediction.extra["fallbacks"] == 0
