@@ -387,8 +387,11 @@ def run_command(
                        progress=progress)
     summary = run(config)
     state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
-    console.print(f"{state}: {summary.ok} ok, {summary.errors} errors, {summary.skipped} already "
-                  f"done of {summary.planned}; {summary.model_calls} model calls, "
+    unparsed = f" ({summary.unparsed} unparseable, {summary.unparsed / summary.ok:.1%})" \
+        if summary.ok else ""
+    console.print(f"{state}: {summary.ok} ok{unparsed}, {summary.errors} errors, "
+                  f"{summary.skipped} already done of {summary.planned}; "
+                  f"{summary.model_calls} model calls, "
                   f"{summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {out}")
     if summary.interrupted:
         raise typer.Exit(130)

@@ -75,6 +75,7 @@ class RunSummary:
     skipped: int
     ok: int = 0
     errors: int = 0
+    unparsed: int = 0
     model_calls: int = 0
     cache_hits: int = 0
     wall_s: float = 0.0
@@ -294,6 +295,7 @@ def _storable(request: ChatRequest) -> dict[str, Any]:
 def _count(summary: RunSummary, record: Record) -> None:
     if record.status == "ok":
         summary.ok += 1
+        summary.unparsed += not record.parse_ok
     else:
         summary.errors += 1
     summary.model_calls += record.n_calls
