@@ -4,6 +4,7 @@ answer parsers. ``paper_prompts.json`` holds the four prompts as printed in the 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -97,3 +98,43 @@ def test_unparseable_answers_are_flagged_not_guessed():
     assert parse_answer("multi_label", "healthy overall").ok is False
     assert parse_answer("text_generation", "It is fine").ok is False
     assert parse_answer("text_generation", "Yes, because the food is low in carb.").ok
+
+
+def test_kaping_top_k_keeps_the_triples_closest_to_the_question():
+    from nutrireason.methods.ngqa import KapingMethod
+
+    case = item("k", "binary", [["Soup", "belongs to", "Soups"], ["user", "has", "obesity"],
+                                ["obesity", "contradict", "high_calorie"],
+                                ["Soup", "belongs to", "high_calorie"]])
+
+    def embed(texts):  # 1-d "embeddings": high for triples that mention calorie or obesity
+        return [[1.0]] + [[1.0 if ("calorie" in t or "obesity" in t) else 0.0]
+                          for t in texts[1:]]
+
+    _, retrieved = KapingMethod(top_k=2, embedder=embed).messages(case)
+    assert retrieved == [("user", "has", "obesity"), ("obesity", "contradict", "high_calorie")]
+
+
+SNAPSHOTS = Path(__file__).with_name("snapshots")
+
+
+def test_tog_prompts_match_their_snapshot():
+    import asyncio
+
+    from nutrireason.models.scripted import ScriptedBackend, register
+
+    seen = []
+
+    def responder(request):
+        seen.append(request.messages[-1].text())
+        return "2, 4" if "Choose at most" in request.messages[-1].text() else "No"
+
+    register("tog-snapshot", responder)
+    case = item("t", "binary", triples_from_plain(graph_part("plain_binary_table12")))
+    asyncio.run(get_method("tog").answer(case, ScriptedBackend("tog-snapshot")))
+    text = "\n\n=====\n\n".join(seen) + "\n"
+    snapshot = SNAPSHOTS / "tog_table12_binary.txt"
+    if os.environ.get("NUTRIREASON_UPDATE_SNAPSHOTS") == "1":  # review the diff, then commit
+        snapshot.write_text(text)
+    assert snapshot.is_file(), f"missing snapshot {snapshot}"
+    assert text == snapshot.read_text()
