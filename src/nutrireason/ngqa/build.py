@@ -26,6 +26,7 @@ from nutrireason.io import atomic_path, sha256_file, write_json_atomic, write_pa
 from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
 from nutrireason.ngqa.foods import question_foods
 from nutrireason.ngqa.questions import (
+    USER_NODE,
     UserProfile,
     food_matrix,
     gold_answers,
@@ -105,11 +106,29 @@ def _question(qid: str, level: str, profile: UserProfile, food: dict,
         "edges": [{"source": h, "relation": r, "target": t} for h, r, t in triples],
         "links": {"match": n_match, "contradict": n_contra,
                   "need": sum(r == "need" for _, r, _ in edges)},
+        "signal": [list(t) for t in signal_triples(triples, edges)],
+        "conditions": profile.conditions, "diets": profile.diets,
         "node_snr": node_snr, "tag_snr": tag_snr,
         **{f"answer_{task}": gold[task] for task in TASKS},
         **{f"question_{task}": getattr(config.questions, task).format(food=food["description"])
            for task in TASKS},
     }
+
+
+def signal_triples(triples: list[tuple[str, str, str]], edges: list[tuple[str, str, str]]
+                   ) -> list[tuple[str, str, str]]:
+    """The triples the answer rests on (paper Figure 5's retrieval target): the match and
+    contradict edges, the user's links to those conditions and the food's links to those tags,
+    in graph order."""
+    linked = [(c, t) for c, r, t in edges if r in ("match", "contradict")]
+    conditions, tags = {c for c, _ in linked}, {t for _, t in linked}
+    keep = set()
+    for triple in triples:
+        head, relation, tail = triple
+        if relation in ("match", "contradict") or (head == USER_NODE and tail in conditions) or (
+                relation == "belongs to" and tail in tags):
+            keep.add(triple)
+    return [t for t in triples if t in keep]
 
 
 def task_records(questions: pd.DataFrame, level: str, task: str) -> list[dict[str, Any]]:
@@ -119,6 +138,7 @@ def task_records(questions: pd.DataFrame, level: str, task: str) -> list[dict[st
              "task": task, "user_id": row["user_id"], "food_id": row["food_id"],
              "food": row["food"], "question": row[f"question_{task}"],
              "triples": row["triples"], "nodes": row["nodes"], "edges": row["edges"],
+             "signal": row["signal"], "conditions": row["conditions"], "diets": row["diets"],
              "answer": row[f"answer_{task}"]} for row in subset.to_dict(orient="records")]
 
 

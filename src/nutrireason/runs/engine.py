@@ -45,6 +45,9 @@ from nutrireason.runs.manifest import (
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
+# Item fields copied into every record (``meta``) so scoring and reports need records alone.
+META_KEYS = ("level", "task", "user_id", "food_id", "food", "question", "signal",
+             "conditions", "diets", "condition", "options")
 
 
 @dataclass
@@ -252,7 +255,8 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     proxy = CallProxy(task.backend, cache, policy)
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
-            "model": task.model, "gold": task.method.gold(task.item)}
+            "model": task.model, "gold": task.method.gold(task.item),
+            "meta": {k: task.item[k] for k in META_KEYS if k in task.item}}
     try:
         prediction = await task.method.answer(task.item, proxy)
     except ModelError as exc:

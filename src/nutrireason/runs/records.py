@@ -45,6 +45,7 @@ class Record(BaseModel):
     attempts: int = 0
     error: dict[str, Any] | None = None
     finished_at: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict)
 
 
 def record_key(item_id: str, method: str, model: str) -> str:
