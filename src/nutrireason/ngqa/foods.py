@@ -8,6 +8,7 @@ import pandas as pd
 
 from nutrireason.ngqa.config import NgqaConfig
 from nutrireason.recipes.foods import FoodTables
+from nutrireason.recipes.nutrition import nutrient_tags
 from nutrireason.standards import Standards
 
 
@@ -30,16 +31,9 @@ def dedup_key(description: str, ignore: set[str]) -> str:
 
 def food_tags(row: pd.Series, standards: Standards) -> list[str]:
     """low_<tag> / high_<tag> for every nutrient whose value per 100 g crosses a threshold."""
-    tags = []
-    for nutrient in standards.nutrients.nutrients:
-        value = row.get(nutrient.id)
-        if value is None or pd.isna(value):
-            continue
-        if value <= nutrient.low.value:
-            tags.append(f"low_{nutrient.tag}")
-        elif value >= nutrient.high.value:
-            tags.append(f"high_{nutrient.tag}")
-    return tags
+    values = {n.id: None if pd.isna(row.get(n.id)) else float(row.get(n.id))
+              for n in standards.nutrients.nutrients}
+    return nutrient_tags(values, dict.fromkeys(values, 1.0), standards, min_coverage=0.0)
 
 
 def question_foods(tables: FoodTables, config: NgqaConfig, standards: Standards) -> pd.DataFrame:
