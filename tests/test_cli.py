@@ -28,6 +28,8 @@ EXPECTED_COMMANDS = {
     ("recipes", "build"),
     ("ngqa", "build"),
     ("ngqa", "stats"),
+    ("score",),
+    ("report",),
 }
 
 

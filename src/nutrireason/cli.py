@@ -397,6 +397,44 @@ def run_command(
         raise typer.Exit(130)
 
 
+@app.command("score")
+@friendly
+def score_command(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to (re)score.")],
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for 95 % CIs.")]
+    = 1000,
+    bertscore: Annotated[bool, typer.Option(
+        help="Also compute BERTScore for text generation (extra `bertscore`).")] = False,
+    bertscore_model: Annotated[Path | None, typer.Option(
+        help="Local model directory for BERTScore (default: the packaged MiniLM).")] = None,
+) -> None:
+    """Compute metrics from a run's records alone (no model calls); writes metrics.json."""
+    import time
+
+    from nutrireason.scoring.score import score_run, write_scores
+
+    for run_dir in run_dirs:
+        started = time.perf_counter()
+        scores = score_run(run_dir, bootstrap=bootstrap, bertscore=bertscore,
+                           bertscore_model=bertscore_model)
+        write_scores(run_dir, scores)
+        console.print(f"scored {scores['records']:,} records in "
+                      f"{time.perf_counter() - started:.1f} s -> {run_dir / 'metrics.json'}")
+
+
+@app.command("report")
+@friendly
+def report_command(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Scored run directories.")],
+    out: Annotated[Path, typer.Option(help="Report directory.")],
+) -> None:
+    """Tables (Markdown, CSV, LaTeX), plots and one self-contained HTML report for runs."""
+    from nutrireason.report import build_report
+
+    page = build_report(list(run_dirs), out)
+    console.print(f"wrote {page}")
+
+
 @app.command("demo")
 @friendly
 def demo(index_url: IndexUrl = None) -> None:

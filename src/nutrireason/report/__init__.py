@@ -1,0 +1,90 @@
+"""Reports over scored runs: paper-shaped tables, figures and one self-contained HTML page.
+
+``build_report(run_dirs, out)`` reads each run's ``metrics.json`` (from ``nutrireason score``)
+and ``records.jsonl`` and writes into ``out``:
+
+* ``table3.md``, ``table3.csv``, ``table3.tex``: NGQA Table 3 (level x method by task metrics);
+* ``efficiency.md``/``.csv`` and ``retrieval.md``/``.csv``;
+* ``efficiency.png``/``.svg`` (Figure 4) and ``retrieval.png``/``.svg`` (Figure 5, when any
+  method reports retrieval);
+* ``report.html``: everything above plus a per-sample browser, with no network resources.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+from nutrireason.runs.records import Record, read_records
+
+METRICS_FILE = "metrics.json"
+MAX_SAMPLES = 5000
+_GROUP_KEYS = ("method", "model", "task", "level")
+
+__all__ = ["MAX_SAMPLES", "METRICS_FILE", "RunData", "build_report", "load_metrics", "load_run"]
+
+
+@dataclass
+class RunData:
+    path: Path
+    metrics: dict[str, Any]
+    records: list[Record]
+
+
+def load_metrics(run_dir: str | Path) -> dict[str, Any]:
+    """A run's metrics.json, checked for the fields the report reads."""
+    run_dir = Path(run_dir)
+    path = run_dir / METRICS_FILE
+    if not path.is_file():
+        raise DataError(path, f"no {METRICS_FILE}; run `nutrireason score {run_dir}` first")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(path, f"not valid JSON: {exc}; run `nutrireason score {run_dir}` "
+                              "again") from exc
+    if not isinstance(data, dict):
+        raise DataError(path, "not a metrics object", expected="a JSON object")
+    groups = data.get("groups")
+    if not isinstance(groups, list):
+        raise DataError(path, "missing or not a list", field="groups", value=groups)
+    for i, group in enumerate(groups):
+        if not isinstance(group, dict):
+            raise DataError(path, "not an object", field=f"groups[{i}]")
+        for key in _GROUP_KEYS:
+            if not isinstance(group.get(key), str):
+                raise DataError(path, "missing or not a string", field=f"groups[{i}].{key}",
+                                value=group.get(key))
+        if not isinstance(group.get("metrics", {}), dict):
+            raise DataError(path, "not an object", field=f"groups[{i}].metrics")
+    return data
+
+
+def load_run(run_dir: str | Path) -> RunData:
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise DataError(run_dir, "no such run directory", expected="a run from `nutrireason run`")
+    metrics = load_metrics(run_dir)
+    return RunData(run_dir, metrics, read_records(run_dir))
+
+
+def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMPLES) -> Path:
+    """Write the tables, plots and ``report.html`` for ``run_dirs`` into ``out``; return the
+    path of report.html."""
+    from nutrireason.report import html, plots, tables
+
+    if not run_dirs:
+        raise DataError(None, "no run directories given")
+    runs = [load_run(path) for path in run_dirs]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    metrics = [run.metrics for run in runs]
+    frame = tables.groups_frame(metrics)
+    built = {"table3": tables.table3(frame), "efficiency": tables.efficiency_table(frame),
+             "retrieval": tables.retrieval_table(frame)}
+    tables.write_tables(built, out)
+    figures = plots.write_plots(tables.efficiency_frame(frame),
+                                tables.retrieval_by_method(frame), out)
+    return html.write_html(runs, built, figures, out / "report.html", max_samples=max_samples)

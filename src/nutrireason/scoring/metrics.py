@@ -1,0 +1,391 @@
+"""Metric functions for NGQA-style answers: pure, numpy based, with vectorised bootstrap CIs.
+
+Every metric is computed from per-sample *sufficient statistics* (a ``Table``: an ``(n, k)``
+array plus a function from column sums to metric values). Means (accuracy, ROUGE, Jaccard ...)
+sum a per-sample value; precision/recall/F1 sum per-sample (per-label) tp/fp/fn counts; corpus
+BLEU sums sacrebleu's per-sentence n-gram statistics. A percentile bootstrap then only needs the
+column sums of resampled rows, which is one ``weights @ stats`` product per chunk of resamples.
+
+Conventions:
+
+* An unparseable answer (``parse_ok`` False) is a wrong answer: binary takes the negation of gold,
+  multi-label gets accuracy/subset accuracy 0 and an empty tag set, text becomes ``""``.
+* Binary: "Yes" is the positive class.
+* Multi-label precision/recall/F1 equal scikit-learn's
+  ``precision_recall_fscore_support(y_true=gold, y_pred=pred, average="weighted",
+  zero_division=0)`` over the tag vocabulary (tests check this against scikit-learn).
+* BLEU is sacrebleu's corpus BLEU (13a tokeniser, exp smoothing) divided by 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+NUTRIENTS = ("carb", "sugar", "sodium", "cholesterol", "saturated_fat", "calorie", "protein")
+TAGS: tuple[str, ...] = tuple(f"{d}_{n}" for n in NUTRIENTS for d in ("low", "high"))
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+CHUNK_ELEMENTS = 4_000_000  # bootstrap weights held in memory at once
+
+Finish = Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]
+
+
+@dataclass
+class Table:
+    """Per-sample statistics ``stats`` (n, k) and ``finish(sums (B, k), n (B,)) -> metrics``."""
+
+    stats: np.ndarray
+    finish: Finish
+
+    @property
+    def n(self) -> int:
+        return int(self.stats.shape[0])
+
+    def subset(self, rows: np.ndarray) -> Table:
+        return Table(self.stats[rows], self.finish)
+
+    def point(self) -> dict[str, float]:
+        """The metric values on all samples."""
+        sums = self.stats.sum(axis=0, keepdims=True)
+        return {k: float(v[0]) for k, v in self.finish(sums, np.array([self.n])).items()}
+
+
+def combine(*tables: Table) -> Table:
+    """One table whose metrics are those of all ``tables`` (same samples, same order)."""
+    widths = [t.stats.shape[1] for t in tables]
+    edges = np.cumsum([0, *widths])
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for table, lo, hi in zip(tables, edges[:-1], edges[1:], strict=True):
+            out.update(table.finish(sums[:, lo:hi], n))
+        return out
+
+    stats = np.hstack([t.stats for t in tables]) if tables else np.zeros((0, 0))
+    return Table(stats, finish)
+
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den with 0 where den == 0 (scikit-learn's zero_division=0)."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
+
+
+def mean_table(values: dict[str, Sequence[float] | np.ndarray]) -> Table:
+    """Metrics that are means of per-sample values."""
+    names = list(values)
+    stats = np.column_stack([np.asarray(values[k], dtype=float) for k in names]) if names else \
+        np.zeros((0, 0))
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        return {k: _div(sums[:, i], n) for i, k in enumerate(names)}
+
+    return Table(stats.reshape(-1, len(names)), finish)
+
+
+# --------------------------------------------------------------------------- binary
+
+
+def _verdict(value: Any) -> bool | None:
+    """True for yes, False for no, None for anything else."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower().rstrip(".")
+        if text in ("yes", "no"):
+            return text == "yes"
+    return None
+
+
+def binary_arrays(pred: Sequence[Any], gold: Sequence[Any],
+                  parse_ok: Sequence[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(y_true, y_pred, unparseable) as bool arrays; "Yes" is positive; an unparseable answer
+    (or one that is neither yes nor no) is taken as the negation of gold."""
+    y_true = np.array([_verdict(g) is True for g in gold], dtype=bool)
+    verdicts = [_verdict(p) if ok else None for p, ok in zip(pred, parse_ok, strict=True)]
+    bad = np.array([v is None for v in verdicts], dtype=bool)
+    y_pred = np.array([bool(v) for v in verdicts], dtype=bool)
+    y_pred = np.where(bad, ~y_true, y_pred)
+    return y_true, y_pred, bad
+
+
+def _prf_finish(sums: np.ndarray) -> dict[str, np.ndarray]:
+    tp, fp, fn = sums[:, 0], sums[:, 1], sums[:, 2]
+    return {"precision": _div(tp, tp + fp), "recall": _div(tp, tp + fn),
+            "f1": _div(2 * tp, 2 * tp + fp + fn)}
+
+
+def binary_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool]) -> Table:
+    """accuracy, precision, recall, f1 ("Yes" positive), unparseable_rate."""
+    y_true, y_pred, bad = binary_arrays(pred, gold, parse_ok)
+    stats = np.column_stack([y_true == y_pred, y_true & y_pred, ~y_true & y_pred,
+                             y_true & ~y_pred, bad]).astype(float).reshape(-1, 5)
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        return {"accuracy": _div(sums[:, 0], n), **_prf_finish(sums[:, 1:4]),
+                "unparseable_rate": _div(sums[:, 4], n)}
+
+    return Table(stats, finish)
+
+
+def binary_metrics(pred: Sequence[Any], gold: Sequence[Any],
+                   parse_ok: Sequence[bool]) -> dict[str, float]:
+    """Point values of :func:`binary_table`."""
+    return binary_table(pred, gold, parse_ok).point()
+
+
+# --------------------------------------------------------------------------- multi-label
+
+
+def _tags(value: Any) -> set[str]:
+    if value is None:
+        return set()
+    if isinstance(value, str):
+        value = value.split(",")
+    return {str(t).strip() for t in value if str(t).strip()}
+
+
+def vocabulary(*tag_lists: Iterable[Any]) -> list[str]:
+    """The 14 NGQA tags, then any other tag seen, sorted."""
+    seen = set().union(*(_tags(v) for tags in tag_lists for v in tags))
+    return [*TAGS, *sorted(seen - set(TAGS))]
+
+
+def multilabel_arrays(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+                      vocab: Sequence[str] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(gold indicator, pred indicator, unparseable, vocabulary); unparseable -> no tags."""
+    pred_sets = [_tags(p) if ok else set() for p, ok in zip(pred, parse_ok, strict=True)]
+    gold_sets = [_tags(g) for g in gold]
+    vocab = list(vocab) if vocab is not None else vocabulary(pred_sets, gold_sets)
+    index = {t: i for i, t in enumerate(vocab)}
+    y_true = np.zeros((len(gold_sets), len(vocab)), dtype=bool)
+    y_pred = np.zeros_like(y_true)
+    for row, (p, g) in enumerate(zip(pred_sets, gold_sets, strict=True)):
+        y_pred[row, [index[t] for t in p]] = True
+        y_true[row, [index[t] for t in g]] = True
+    bad = ~np.asarray(parse_ok, dtype=bool).reshape(-1)
+    return y_true, y_pred, bad, vocab
+
+
+def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+                     vocab: Sequence[str] | None = None) -> Table:
+    """accuracy (mean Jaccard; empty vs empty = 1), weighted precision/recall/f1 (y_true =
+    gold), subset_accuracy, unparseable_rate. Unparseable answers score 0 on both accuracies."""
+    y_true, y_pred, bad, vocab = multilabel_arrays(pred, gold, parse_ok, vocab)
+    inter = (y_true & y_pred).sum(axis=1)
+    union = (y_true | y_pred).sum(axis=1)
+    jaccard = np.where(union == 0, 1.0, _div(inter, union)) * ~bad
+    subset = (y_true == y_pred).all(axis=1) & ~bad
+    n_labels = len(vocab)
+    stats = np.hstack([(y_true & y_pred), (~y_true & y_pred), (y_true & ~y_pred),
+                       np.column_stack([jaccard, subset, bad])]).astype(float)
+    stats = stats.reshape(-1, 3 * n_labels + 3)
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        tp = sums[:, :n_labels]
+        fp = sums[:, n_labels:2 * n_labels]
+        fn = sums[:, 2 * n_labels:3 * n_labels]
+        support = tp + fn
+        total = support.sum(axis=1)
+
+        def weighted(per_label: np.ndarray) -> np.ndarray:
+            return _div((per_label * support).sum(axis=1), total)
+
+        rest = sums[:, 3 * n_labels:]
+        return {"accuracy": _div(rest[:, 0], n),
+                "precision": weighted(_div(tp, tp + fp)),
+                "recall": weighted(_div(tp, tp + fn)),
+                "f1": weighted(_div(2 * tp, 2 * tp + fp + fn)),
+                "subset_accuracy": _div(rest[:, 1], n),
+                "unparseable_rate": _div(rest[:, 2], n)}
+
+    return Table(stats, finish)
+
+
+def multilabel_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+                       vocab: Sequence[str] | None = None) -> dict[str, float]:
+    """Point values of :func:`multilabel_table`."""
+    return multilabel_table(pred, gold, parse_ok, vocab).point()
+
+
+# --------------------------------------------------------------------------- text
+
+
+_SCORER: Any = None
+_BLEU: Any = None
+
+
+def _scorers() -> tuple[Any, Any]:
+    global _SCORER, _BLEU
+    if _SCORER is None:
+        from functools import lru_cache
+
+        from rouge_score import rouge_scorer, tokenizers
+        from sacrebleu.metrics import BLEU
+
+        class CachedTokenizer(tokenizers.Tokenizer):
+            """rouge-score's default (stemming) tokeniser, memoised: answers repeat a lot."""
+
+            def __init__(self) -> None:
+                self._cached = lru_cache(maxsize=200_000)(
+                    tokenizers.DefaultTokenizer(use_stemmer=True).tokenize)
+
+            def tokenize(self, text: str) -> list[str]:
+                return self._cached(text)
+
+        _SCORER = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=CachedTokenizer())
+        _BLEU = BLEU()
+    return _SCORER, _BLEU
+
+
+def text_pair_stats(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    """Per (prediction, reference) pair: rouge1/2/L F-measures then sacrebleu's ten sentence
+    statistics (sys_len, ref_len, correct 1-4, total 1-4). Each distinct pair is scored once."""
+    scorer, bleu = _scorers()
+    unique = list(dict.fromkeys(pairs))
+    rows = np.zeros((len(unique), 3 + 10))
+    if unique:
+        for i, (hyp, ref) in enumerate(unique):
+            scores = scorer.score(ref, hyp)  # rouge-score takes (target, prediction)
+            rows[i, :3] = [scores[k].fmeasure for k in ROUGE_TYPES]
+        rows[:, 3:] = np.asarray(bleu._extract_corpus_statistics(
+            [h for h, _ in unique], [[r for _, r in unique]]), dtype=float)
+    where = {p: i for i, p in enumerate(unique)}
+    return rows[[where[p] for p in pairs]].reshape(-1, 13)
+
+
+def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
+    """sacrebleu's corpus BLEU ("exp" smoothing, 4-grams) / 100 for each row of summed
+    statistics ``(B, 10)``: sys_len, ref_len, correct[4], total[4]."""
+    stats = np.atleast_2d(np.asarray(stats, dtype=float))
+    sys_len, ref_len = stats[:, 0], stats[:, 1]
+    correct, total = stats[:, 2:6], stats[:, 6:10]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bp = np.where(sys_len >= ref_len, 1.0,
+                      np.where(sys_len > 0, np.exp(1 - ref_len / np.maximum(sys_len, 1e-300)), 0.0))
+        zero = correct == 0
+        smooth = 2.0 ** np.cumsum(zero, axis=1)
+        prec = np.where(zero, 1.0 / (smooth * total), correct / total)
+        logs = np.log(np.where(total > 0, prec, 1.0)).mean(axis=1)
+        score = bp * np.exp(logs)
+    ok = (total > 0).all(axis=1) & (correct > 0).any(axis=1)
+    return np.where(ok, score, 0.0)
+
+
+def text_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+               bertscore_f1: Sequence[float] | None = None) -> Table:
+    """rouge1, rouge2, rougeL (mean F-measures), bleu (corpus BLEU / 100), unparseable_rate,
+    and bertscore_f1 when per-sample BERTScore F1 values are given. Unparseable -> ``""``."""
+    bad = ~np.asarray(parse_ok, dtype=bool).reshape(-1)
+    pairs = [(str(p) if ok and p is not None else "", str(g) if g is not None else "")
+             for p, g, ok in zip(pred, gold, parse_ok, strict=True)]
+    stats = np.column_stack([text_pair_stats(pairs), bad]).reshape(-1, 14)
+    extra = bertscore_f1 is not None
+    if extra:
+        stats = np.column_stack([stats, np.asarray(bertscore_f1, dtype=float)])
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        out = {k: _div(sums[:, i], n) for i, k in enumerate(ROUGE_TYPES)}
+        out["bleu"] = bleu_from_stats(sums[:, 3:13])
+        out["unparseable_rate"] = _div(sums[:, 13], n)
+        if extra:
+            out["bertscore_f1"] = _div(sums[:, 14], n)
+        return out
+
+    return Table(stats, finish)
+
+
+def text_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+                 bertscore_f1: Sequence[float] | None = None) -> dict[str, float]:
+    """Point values of :func:`text_table`."""
+    return text_table(pred, gold, parse_ok, bertscore_f1).point()
+
+
+def bertscore_f1(preds: Sequence[str], refs: Sequence[str], model: str | None = None, *,
+                 num_layers: int = 6, batch_size: int = 64,
+                 device: str | None = None) -> tuple[np.ndarray, str]:
+    """BERTScore F1 per pair in one batched ``bert_score.score`` call; (scores, model used).
+    ``model`` defaults to the packaged all-MiniLM-L6-v2 bundle."""
+    from nutrireason.models.errors import MissingDependency
+
+    try:
+        import bert_score
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency("bert-score", "bertscore") from exc
+    if model is None:
+        from nutrireason.sources.bundles import require
+
+        model = str(require("minilm") / "model")
+    if not preds:
+        return np.zeros(0), str(model)
+    _, _, f1 = bert_score.score(list(preds), list(refs), model_type=str(model),
+                                num_layers=num_layers, batch_size=batch_size, device=device,
+                                verbose=False)
+    return f1.numpy().astype(float), str(model)
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def retrieval_table(retrieved: Sequence[Sequence[Sequence[str]]],
+                    signal: Sequence[Sequence[Sequence[str]]]) -> Table:
+    """Per-sample precision/recall/F1 of retrieved triples against signal triples (as sets),
+    averaged over samples; an empty side gives 0."""
+    rows = np.zeros((len(retrieved), 3))
+    for i, (got, want) in enumerate(zip(retrieved, signal, strict=True)):
+        got_set = {tuple(t) for t in got}
+        want_set = {tuple(t) for t in want}
+        hit = len(got_set & want_set)
+        p = hit / len(got_set) if got_set else 0.0
+        r = hit / len(want_set) if want_set else 0.0
+        rows[i] = (p, r, 2 * p * r / (p + r) if p + r else 0.0)
+    return mean_table({"precision": rows[:, 0], "recall": rows[:, 1], "f1": rows[:, 2]})
+
+
+def retrieval_metrics(retrieved: Sequence[Sequence[Sequence[str]]],
+                      signal: Sequence[Sequence[Sequence[str]]]) -> dict[str, float]:
+    return retrieval_table(retrieved, signal).point()
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def resampled_sums(stats: np.ndarray, resamples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Column sums of ``resamples`` bootstrap resamples of the rows of ``stats``: (B, k)."""
+    n, k = stats.shape
+    out = np.empty((resamples, k))
+    step = max(1, CHUNK_ELEMENTS // max(n, 1))
+    offsets = np.arange(step)[:, None] * n
+    for start in range(0, resamples, step):
+        b = min(step, resamples - start)
+        idx = rng.integers(0, n, size=(b, n)) + offsets[:b]
+        weights = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
+        out[start:start + b] = weights @ stats
+    return out
+
+
+def with_ci(table: Table, resamples: int = 1000, seed: int = 0,
+            level: float = 0.95) -> dict[str, dict[str, float]]:
+    """``{metric: {"value", "low", "high"}}``: point value and percentile bootstrap interval.
+    With ``resamples=0`` (or one sample) low = high = value. Empty tables give ``{}``."""
+    if table.n == 0:
+        return {}
+    point = table.point()
+    if resamples <= 0 or table.n == 1:
+        return {k: {"value": v, "low": v, "high": v} for k, v in point.items()}
+    rng = np.random.default_rng(seed)
+    sums = resampled_sums(table.stats, resamples, rng)
+    boot = table.finish(sums, np.full(resamples, table.n))
+    tail = (1 - level) / 2 * 100
+    out = {}
+    for name, value in point.items():
+        low, high = np.percentile(boot[name], [tail, 100 - tail])
+        out[name] = {"value": value, "low": float(low), "high": float(high)}
+    return out

@@ -1,0 +1,216 @@
+"""Score a run directory: ``records.jsonl`` -> ``metrics.json`` and three CSV tables.
+
+Groups are (method, model, task, level). Conventions (also in the README of a run's report):
+
+* ``n`` is the number of *scored* samples: records with status "ok". It is the denominator of
+  every answer metric. Records with status "error" are not answers: they are counted in
+  ``errors`` and ``error_rate = errors / (n + errors)``, never scored as right or wrong.
+* An unparseable answer (ok status, ``parse_ok`` False) is scored as wrong.
+* ``efficiency`` averages over all records of the group, errors included.
+* ``retrieval`` uses the scored records that have ``retrieved`` and a non-empty
+  ``meta.signal``; it is null when there are none.
+* Every metric carries a 95 % percentile bootstrap interval (``bootstrap`` resamples, seeded);
+  with ``bootstrap=0`` low = high = value. A group with no scored sample has ``metrics: {}``.
+* Breakdowns pool levels: one row per (method, model, task, condition) and per
+  (method, model, task, diet); a sample counts for every condition / diet in its meta.
+* Tasks other than binary / multi_label / text_generation get ``accuracy`` (exact match) and
+  ``unparseable_rate``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nutrireason.io import atomic_path, write_json_atomic
+from nutrireason.runs.records import Record, read_records
+from nutrireason.scoring import metrics as M
+
+METRICS_FILE = "metrics.json"
+GROUPS_CSV = "metrics_groups.csv"
+CONDITIONS_CSV = "metrics_conditions.csv"
+DIETS_CSV = "metrics_diets.csv"
+LEVEL_ORDER = {"sparse": 0, "standard": 1, "complex": 2}
+EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency_s")
+
+
+def score_run(run_dir: str | Path, bootstrap: int = 1000, seed: int = 0,
+              bertscore: bool = False, bertscore_model: str | Path | None = None) -> dict:
+    """The metrics of a run directory as the ``metrics.json`` dict (not written)."""
+    run_dir = Path(run_dir)
+    return score_records(read_records(run_dir), run=str(run_dir), bootstrap=bootstrap,
+                         seed=seed, bertscore=bertscore, bertscore_model=bertscore_model)
+
+
+def _task(record: Record) -> str:
+    return str(record.meta.get("task") or "unknown")
+
+
+def _level(record: Record) -> str:
+    return str(record.meta.get("level") or "")
+
+
+def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 1000,
+                  seed: int = 0, bertscore: bool = False,
+                  bertscore_model: str | Path | None = None) -> dict:
+    """Score records in memory (what :func:`score_run` does after reading the file)."""
+    bert, model_used = _bertscore(records, bertscore, bertscore_model)
+    families: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for i, record in enumerate(records):
+        families[(record.method, record.model, _task(record))].append(i)
+    groups: list[dict[str, Any]] = []
+    breakdowns: dict[str, list[dict[str, Any]]] = {"condition": [], "diet": []}
+    for (method, model, task), rows in sorted(families.items()):
+        family = [records[i] for i in rows]
+        ok_rows = [j for j, r in enumerate(family) if r.status == "ok"]
+        ok = [family[j] for j in ok_rows]
+        table = _answer_table(task, ok, [bert.get(rows[j]) for j in ok_rows] if bert else None)
+        retrieval = _retrieval(ok)
+        levels: dict[str, list[int]] = defaultdict(list)
+        for j, record in enumerate(family):
+            levels[_level(record)].append(j)
+        ok_index = {j: k for k, j in enumerate(ok_rows)}
+        for level in sorted(levels, key=lambda v: (LEVEL_ORDER.get(v, 9), v)):
+            members = levels[level]
+            scored = np.array([ok_index[j] for j in members if j in ok_index], dtype=int)
+            groups.append(_group(method, model, task, level, [family[j] for j in members],
+                                 table.subset(scored), retrieval, scored, bootstrap, seed))
+        for field, key in (("conditions", "condition"), ("diets", "diet")):
+            by_value: dict[str, list[int]] = defaultdict(list)
+            for k, record in enumerate(ok):
+                for value in dict.fromkeys(record.meta.get(field) or []):
+                    by_value[str(value)].append(k)
+            for value in sorted(by_value):
+                sub = table.subset(np.array(by_value[value], dtype=int))
+                breakdowns[key].append({"method": method, "model": model, "task": task,
+                                        key: value, "n": sub.n,
+                                        "metrics": M.with_ci(sub, bootstrap, seed)})
+    return {"run": run, "records": len(records), "bertscore_model": model_used,
+            "groups": groups, "breakdowns": breakdowns}
+
+
+def _group(method: str, model: str, task: str, level: str, members: list[Record],
+           table: M.Table, retrieval: tuple[M.Table, np.ndarray] | None, scored: np.ndarray,
+           bootstrap: int, seed: int) -> dict[str, Any]:
+    errors = sum(r.status == "error" for r in members)
+    retrieval_metrics = None
+    if retrieval is not None:
+        rtable, positions = retrieval  # positions: index among ok records, or -1
+        keep = np.flatnonzero(np.isin(positions, scored))
+        if keep.size:
+            retrieval_metrics = M.with_ci(rtable.subset(keep), bootstrap, seed)
+    total = len(members)
+    return {
+        "method": method, "model": model, "task": task, "level": level,
+        "n": table.n, "errors": errors, "error_rate": errors / total if total else 0.0,
+        "metrics": M.with_ci(table, bootstrap, seed),
+        "efficiency": _efficiency(members),
+        "retrieval": retrieval_metrics,
+    }
+
+
+def _efficiency(members: list[Record]) -> dict[str, float]:
+    if not members:
+        return dict.fromkeys(EFFICIENCY, 0.0)
+    values = np.array([[r.n_calls, r.usage.get("prompt_tokens", 0),
+                        r.usage.get("completion_tokens", 0), r.latency_s] for r in members],
+                      dtype=float)
+    return {k: float(v) for k, v in zip(EFFICIENCY, values.mean(axis=0), strict=True)}
+
+
+def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) -> M.Table:
+    pred = [r.parsed for r in ok]
+    gold = [r.gold for r in ok]
+    parse_ok = [r.parse_ok for r in ok]
+    if task == "binary":
+        return M.binary_table(pred, gold, parse_ok)
+    if task == "multi_label":
+        return M.multilabel_table(pred, gold, parse_ok)
+    if task == "text_generation":
+        scores = None if bert is None else [0.0 if s is None else s for s in bert]
+        return M.text_table(pred, gold, parse_ok, scores)
+    bad = ~np.asarray(parse_ok, dtype=bool)
+    exact = np.array([p == g for p, g in zip(pred, gold, strict=True)], dtype=bool) & ~bad
+    return M.mean_table({"accuracy": exact, "unparseable_rate": bad})
+
+
+def _retrieval(ok: list[Record]) -> tuple[M.Table, np.ndarray] | None:
+    positions = [k for k, r in enumerate(ok) if r.retrieved is not None and r.meta.get("signal")]
+    if not positions:
+        return None
+    table = M.retrieval_table([ok[k].retrieved for k in positions],
+                              [ok[k].meta["signal"] for k in positions])
+    return table, np.array(positions, dtype=int)
+
+
+def _bertscore(records: Sequence[Record], enabled: bool,
+               model: str | Path | None) -> tuple[dict[int, float], str | None]:
+    """BERTScore F1 by record index for every parsed text answer, in one batched call."""
+    if not enabled:
+        return {}, None
+    rows = [i for i, r in enumerate(records) if _task(r) == "text_generation"
+            and r.status == "ok" and r.parse_ok and r.parsed is not None]
+    pairs = [(str(records[i].parsed), str(records[i].gold or "")) for i in rows]
+    unique = list(dict.fromkeys(pairs))
+    scores, used = M.bertscore_f1([p for p, _ in unique], [g for _, g in unique],
+                                  None if model is None else str(model))
+    where = {p: float(s) for p, s in zip(unique, scores, strict=True)}
+    return {i: where[p] for i, p in zip(rows, pairs, strict=True)}, used
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _metric_rows(metrics: dict[str, dict[str, float]]) -> list[list[Any]]:
+    return [[name, m["value"], m["low"], m["high"]] for name, m in sorted(metrics.items())]
+
+
+def _csv_text(header: list[str], rows: list[list[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _write_text(path: Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_scores(run_dir: str | Path, scores: dict) -> dict[str, Path]:
+    """Write ``metrics.json`` and the long-format CSVs (one row per metric) atomically.
+
+    ``metrics_groups.csv``: method, model, task, level, n, errors, error_rate, metric, value,
+    low, high (retrieval metrics as ``retrieval_<name>``, efficiency as ``efficiency_<name>``
+    with low = high = value). ``metrics_conditions.csv`` / ``metrics_diets.csv``: method, model,
+    task, condition|diet, n, metric, value, low, high.
+    """
+    run_dir = Path(run_dir)
+    paths = {"json": run_dir / METRICS_FILE, "groups": run_dir / GROUPS_CSV,
+             "condition": run_dir / CONDITIONS_CSV, "diet": run_dir / DIETS_CSV}
+    write_json_atomic(paths["json"], scores)
+    rows = []
+    for g in scores["groups"]:
+        head = [g["method"], g["model"], g["task"], g["level"], g["n"], g["errors"],
+                g["error_rate"]]
+        metrics = dict(g["metrics"])
+        metrics.update({f"retrieval_{k}": v for k, v in (g["retrieval"] or {}).items()})
+        metrics.update({f"efficiency_{k}": {"value": v, "low": v, "high": v}
+                        for k, v in g["efficiency"].items()})
+        rows += [head + row for row in _metric_rows(metrics)]
+    _write_text(paths["groups"], _csv_text(
+        ["method", "model", "task", "level", "n", "errors", "error_rate", "metric", "value",
+         "low", "high"], rows))
+    for key in ("condition", "diet"):
+        rows = [[b["method"], b["model"], b["task"], b[key], b["n"], *row]
+                for b in scores["breakdowns"][key] for row in _metric_rows(b["metrics"])]
+        _write_text(paths[key], _csv_text(
+            ["method", "model", "task", key, "n", "metric", "value", "low", "high"], rows))
+    return paths
