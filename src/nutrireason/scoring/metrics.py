@@ -19,6 +19,8 @@ Conventions:
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -243,11 +245,12 @@ def _scorers() -> tuple[Any, Any]:
     return _SCORER, _BLEU
 
 
-def text_pair_stats(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-    """Per (prediction, reference) pair: rouge1/2/L F-measures then sacrebleu's ten sentence
-    statistics (sys_len, ref_len, correct 1-4, total 1-4). Each distinct pair is scored once."""
+PARALLEL_PAIRS = 4000  # above this many distinct pairs, score them on several processes
+
+
+def _pair_rows(unique: list[tuple[str, str]]) -> np.ndarray:
+    """ROUGE F-measures and BLEU sentence statistics for distinct pairs, in order."""
     scorer, bleu = _scorers()
-    unique = list(dict.fromkeys(pairs))
     rows = np.zeros((len(unique), 3 + 10))
     if unique:
         for i, (hyp, ref) in enumerate(unique):
@@ -255,8 +258,39 @@ def text_pair_stats(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
             rows[i, :3] = [scores[k].fmeasure for k in ROUGE_TYPES]
         rows[:, 3:] = np.asarray(bleu._extract_corpus_statistics(
             [h for h, _ in unique], [[r for _, r in unique]]), dtype=float)
-    where = {p: i for i, p in enumerate(unique)}
-    return rows[[where[p] for p in pairs]].reshape(-1, 13)
+    return rows
+
+
+_PAIR_ROWS: dict[tuple[str, str], np.ndarray] = {}
+
+
+def prime_text_pairs(pairs: Sequence[tuple[str, str]], workers: int | None = None) -> None:
+    """Score every distinct pair once up front, on ``workers`` fresh processes when there are
+    many (spawned, so a large parent heap is not copied); later lookups reuse the rows."""
+    unique = [p for p in dict.fromkeys(pairs) if p not in _PAIR_ROWS]
+    workers = workers or min(4, os.cpu_count() or 1)
+    if workers > 1 and len(unique) > PARALLEL_PAIRS:
+        size = -(-len(unique) // workers)
+        chunks = [unique[i:i + size] for i in range(0, len(unique), size)]
+        with multiprocessing.get_context("spawn").Pool(len(chunks)) as pool:
+            rows = np.vstack(pool.map(_pair_rows, chunks))
+    else:
+        rows = _pair_rows(unique)
+    _PAIR_ROWS.update(zip(unique, rows, strict=True))
+
+
+def text_pair_stats(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    """Per (prediction, reference) pair: rouge1/2/L F-measures then sacrebleu's ten sentence
+    statistics (sys_len, ref_len, correct 1-4, total 1-4). Each distinct pair is scored once."""
+    prime_text_pairs(pairs, workers=1)
+    return np.array([_PAIR_ROWS[p] for p in pairs]).reshape(-1, 13)
+
+
+def text_pairs(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool]
+               ) -> list[tuple[str, str]]:
+    """The (prediction, reference) strings text metrics compare; unparseable -> ``""``."""
+    return [(str(p) if ok and p is not None else "", str(g) if g is not None else "")
+            for p, g, ok in zip(pred, gold, parse_ok, strict=True)]
 
 
 def bleu_from_stats(stats: np.ndarray) -> np.ndarray:
@@ -282,9 +316,8 @@ def text_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool
     """rouge1, rouge2, rougeL (mean F-measures), bleu (corpus BLEU / 100), unparseable_rate,
     and bertscore_f1 when per-sample BERTScore F1 values are given. Unparseable -> ``""``."""
     bad = ~np.asarray(parse_ok, dtype=bool).reshape(-1)
-    pairs = [(str(p) if ok and p is not None else "", str(g) if g is not None else "")
-             for p, g, ok in zip(pred, gold, parse_ok, strict=True)]
-    stats = np.column_stack([text_pair_stats(pairs), bad]).reshape(-1, 14)
+    stats = np.column_stack([text_pair_stats(text_pairs(pred, gold, parse_ok)), bad])
+    stats = stats.reshape(-1, 14)
     extra = bertscore_f1 is not None
     if extra:
         stats = np.column_stack([stats, np.asarray(bertscore_f1, dtype=float)])

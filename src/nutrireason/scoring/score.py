@@ -61,6 +61,9 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
                   bertscore_model: str | Path | None = None) -> dict:
     """Score records in memory (what :func:`score_run` does after reading the file)."""
     bert, model_used = _bertscore(records, bertscore, bertscore_model)
+    texts = [r for r in records if r.status == "ok" and _task(r) == "text_generation"]
+    M.prime_text_pairs(M.text_pairs([r.parsed for r in texts], [r.gold for r in texts],
+                                    [r.parse_ok for r in texts]))
     families: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for i, record in enumerate(records):
         families[(record.method, record.model, _task(record))].append(i)
