@@ -19,8 +19,6 @@ Conventions:
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -245,44 +243,91 @@ def _scorers() -> tuple[Any, Any]:
     return _SCORER, _BLEU
 
 
-PARALLEL_PAIRS = 4000  # above this many distinct pairs, score them on several processes
+class _TextCache:
+    """Per distinct text, rouge-score's stemmed tokens and n-grams and sacrebleu's n-grams,
+    computed once; per pair only the overlap is counted. The counting reuses the libraries' own
+    functions (rouge_score.rouge_scorer._score_ngrams/_score_lcs, sacrebleu's segment
+    statistics), so results equal theirs (property tests check it)."""
+
+    def __init__(self) -> None:
+        from rouge_score import rouge_scorer
+        from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+        self.rouge = rouge_scorer
+        self.scorer, self.bleu = _scorers()
+        self.bleu_ngrams = extract_all_word_ngrams
+        self.rouge_info: dict[str, tuple] = {}
+        self.hyp_info: dict[str, tuple] = {}
+        self.ref_info: dict[str, dict] = {}
+
+    def _rouge(self, text: str) -> tuple:
+        if text not in self.rouge_info:
+            tokens = self.scorer._tokenizer.tokenize(text)
+            self.rouge_info[text] = (tokens, self.rouge._create_ngrams(tokens, 1),
+                                     self.rouge._create_ngrams(tokens, 2))
+        return self.rouge_info[text]
+
+    def _hyp(self, text: str) -> tuple:
+        if text not in self.hyp_info:
+            processed = self.bleu._preprocess_segment(text)
+            self.hyp_info[text] = self.bleu_ngrams(processed, 1, self.bleu.max_ngram_order)
+        return self.hyp_info[text]
+
+    def _ref(self, text: str) -> dict:
+        if text not in self.ref_info:
+            self.ref_info[text] = self.bleu._extract_reference_info(
+                [self.bleu._preprocess_segment(text)])
+        return self.ref_info[text]
+
+    def row(self, hyp: str, ref: str) -> np.ndarray:
+        """rouge1, rouge2, rougeL F-measures and BLEU's ten segment statistics."""
+        target, prediction = self._rouge(ref), self._rouge(hyp)
+        rouge = [self.rouge._score_ngrams(target[1], prediction[1]).fmeasure,
+                 self.rouge._score_ngrams(target[2], prediction[2]).fmeasure,
+                 self.rouge._score_lcs(target[0], prediction[0]).fmeasure]
+        return np.array(rouge + self._bleu_stats(hyp, ref), dtype=float)
+
+    def _bleu_stats(self, hyp: str, ref: str) -> list[int]:
+        hyp_ngrams, hyp_len = self._hyp(hyp)
+        info = self._ref(ref)
+        ref_ngrams = info["ref_ngrams"]
+        ref_len = self.bleu._get_closest_ref_len(hyp_len, info["ref_lens"])
+        order = self.bleu.max_ngram_order
+        correct, total = [0] * order, [0] * order
+        for ngram, count in hyp_ngrams.items():
+            n = len(ngram) - 1
+            total[n] += count
+            if ngram in ref_ngrams:
+                correct[n] += min(count, ref_ngrams[ngram])
+        return [hyp_len, ref_len, *correct, *total]
+
+
+_TEXT_CACHE: _TextCache | None = None
 
 
 def _pair_rows(unique: list[tuple[str, str]]) -> np.ndarray:
     """ROUGE F-measures and BLEU sentence statistics for distinct pairs, in order."""
-    scorer, bleu = _scorers()
-    rows = np.zeros((len(unique), 3 + 10))
-    if unique:
-        for i, (hyp, ref) in enumerate(unique):
-            scores = scorer.score(ref, hyp)  # rouge-score takes (target, prediction)
-            rows[i, :3] = [scores[k].fmeasure for k in ROUGE_TYPES]
-        rows[:, 3:] = np.asarray(bleu._extract_corpus_statistics(
-            [h for h, _ in unique], [[r for _, r in unique]]), dtype=float)
-    return rows
+    global _TEXT_CACHE
+    if _TEXT_CACHE is None:
+        _TEXT_CACHE = _TextCache()
+    if not unique:
+        return np.zeros((0, 13))
+    return np.vstack([_TEXT_CACHE.row(hyp, ref) for hyp, ref in unique])
 
 
 _PAIR_ROWS: dict[tuple[str, str], np.ndarray] = {}
 
 
-def prime_text_pairs(pairs: Sequence[tuple[str, str]], workers: int | None = None) -> None:
-    """Score every distinct pair once up front, on ``workers`` fresh processes when there are
-    many (spawned, so a large parent heap is not copied); later lookups reuse the rows."""
+def prime_text_pairs(pairs: Sequence[tuple[str, str]]) -> None:
+    """Score every distinct pair not seen yet; later lookups reuse the rows."""
     unique = [p for p in dict.fromkeys(pairs) if p not in _PAIR_ROWS]
-    workers = workers or min(4, os.cpu_count() or 1)
-    if workers > 1 and len(unique) > PARALLEL_PAIRS:
-        size = -(-len(unique) // workers)
-        chunks = [unique[i:i + size] for i in range(0, len(unique), size)]
-        with multiprocessing.get_context("spawn").Pool(len(chunks)) as pool:
-            rows = np.vstack(pool.map(_pair_rows, chunks))
-    else:
-        rows = _pair_rows(unique)
-    _PAIR_ROWS.update(zip(unique, rows, strict=True))
+    _PAIR_ROWS.update(zip(unique, _pair_rows(unique), strict=True))
 
 
 def text_pair_stats(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
     """Per (prediction, reference) pair: rouge1/2/L F-measures then sacrebleu's ten sentence
     statistics (sys_len, ref_len, correct 1-4, total 1-4). Each distinct pair is scored once."""
-    prime_text_pairs(pairs, workers=1)
+    prime_text_pairs(pairs)
     return np.array([_PAIR_ROWS[p] for p in pairs]).reshape(-1, 13)
 
 
