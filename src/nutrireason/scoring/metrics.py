@@ -441,11 +441,13 @@ def resampled_sums(stats: np.ndarray, resamples: int,
     out = np.empty((resamples, k))
     step = max(1, CHUNK_ELEMENTS // max(n, 1))
     offsets = np.arange(step)[:, None] * n
+    values = np.asarray(stats, dtype=np.float64)
     for start in range(0, resamples, step):
         b = min(step, resamples - start)
         idx = rng.integers(0, n, size=(b, n)) + offsets[:b]
-        weights = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
-        out[start:start + b] = weights @ stats
+        # Resample counts are small integers: float32 holds them exactly and halves the copy.
+        weights = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float32)
+        out[start:start + b] = weights @ values
     return out
 
 
