@@ -116,3 +116,17 @@ def test_the_oracle_scores_every_task_perfectly(built, level):
         predictions = asyncio.run(answers(records))
         assert all(p.parse_ok for p in predictions)
         assert [p.parsed for p in predictions] == [r["answer"] for r in records], task
+
+
+def test_demo_evaluation_stage_runs_scores_and_reports(built, tmp_path):
+    from nutrireason.demo import evaluate_ngqa
+
+    result = evaluate_ngqa(built.out, tmp_path, "scripted/no", per_cell=1, log=lambda _: None)
+    assert len(result.runs) == 9 and result.report.is_file()
+    assert all((run / "metrics.json").is_file() for run in result.runs)
+    assert sum(s.ok for s in result.summaries) == 9 * 6  # six methods, one question per cell
+    again = evaluate_ngqa(built.out, tmp_path, "scripted/no", per_cell=1, log=lambda _: None)
+    assert sum(s.model_calls for s in again.summaries) == 0  # resumed: nothing re-asked
+    table = (tmp_path / "report" / "table3.md").read_text()
+    methods = {line.split("|")[2].strip() for line in table.splitlines()[2:]}
+    assert methods == {"plain", "kaping", "cot-zero", "cot-bag", "tog", "oracle"}
