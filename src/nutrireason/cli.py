@@ -171,17 +171,26 @@ def ngqa_build(
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
 ) -> None:
     """Build the NGQA benchmark: knowledge graph, questions per level and task, statistics."""
-    from nutrireason.ngqa.build import build_benchmark
+    import json
+
+    from nutrireason.io import input_fingerprints, up_to_date
+    from nutrireason.ngqa.build import GENERATOR, RULE_FILES, build_benchmark
     from nutrireason.ngqa.users_build import default_users_path
     from nutrireason.paths import builds_dir
+    from nutrireason.standards import standards_dir
 
     users_path = users or default_users_path()
     food_tables, food_inputs = _food_tables(foods, fndds)
     frame = _read_parquet(users_path, "run `nutrireason ngqa users` first")
     target = out or builds_dir() / "ngqa" / "benchmark"
+    inputs = [users_path, *food_inputs, *(standards_dir() / name for name in RULE_FILES)]
+    if up_to_date(target / "manifest.json", input_fingerprints(inputs), seed=seed,
+                  generator=GENERATOR):
+        console.print(f"NGQA: {target} is up to date with its inputs; not rebuilt")
+        print_ngqa_stats(json.loads((target / "stats.json").read_text()))
+        return
     with console.status("sampling questions and writing the benchmark"):
-        build = build_benchmark(frame, food_tables, target, seed=seed,
-                                inputs=[users_path, *food_inputs])
+        build = build_benchmark(frame, food_tables, target, seed=seed, inputs=inputs)
     print_ngqa_stats(build.stats)
     console.print(f"wrote {target}")
 
@@ -267,22 +276,27 @@ def recipes_build(
     workers: Annotated[int, typer.Option(min=1, help="Processes for line parsing.")] = 2,
 ) -> None:
     """Resolve a recipe corpus: ingredients -> SR28 foods and grams -> nutrition per 100 g."""
+    import json
+
     from rich.progress import Progress
 
+    from nutrireason.io import input_fingerprints, up_to_date
     from nutrireason.paths import builds_dir
-    from nutrireason.recipes.build import Resolver, build_corpus
+    from nutrireason.recipes.build import GENERATOR, Resolver, build_corpus, build_inputs
     from nutrireason.recipes.load import WIKIBOOKS_FILE, load_corpus, load_wikibooks
     from nutrireason.recipes.parse import parse_many
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
-    if recipes is None:
-        folder = require("recipes")
-        corpus, inputs = load_wikibooks(folder), [folder / WIKIBOOKS_FILE]
-    else:
-        corpus, inputs = load_corpus(recipes), [recipes]
-    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
+    corpus_file = require("recipes") / WIKIBOOKS_FILE if recipes is None else recipes
+    inputs = build_inputs(corpus_file)
     target = out or builds_dir() / "recipes"
+    if up_to_date(target / "manifest.json", input_fingerprints(inputs), generator=GENERATOR):
+        console.print(f"recipes: {target} is up to date with its inputs; not rebuilt")
+        print_recipe_quality(json.loads((target / "quality.json").read_text()), target)
+        return
+    corpus = load_wikibooks(corpus_file.parent) if recipes is None else load_corpus(recipes)
+    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
     lines = [line for record in corpus.records for line in record.ingredients]
     with console.status(f"parsing {len(lines):,} ingredient lines on {workers} process(es)"):
         parse_many(lines, workers)
@@ -484,8 +498,10 @@ def print_demo_summary(result, model: str) -> None:
     console.print(f"report: {result.report}")
     console.print(f"model: {model} (the bundled 135M model exercises the pipeline; it does not "
                   "measure reasoning)")
-    console.print(f"samples: {ok} answered, {errors} errors, {unparsed} unparseable; "
-                  f"{calls} model calls")
+    planned = sum(s.planned for s in result.summaries)
+    skipped = sum(s.skipped for s in result.summaries)
+    console.print(f"samples: {planned} ({skipped} already done); now {ok} answered, {errors} "
+                  f"errors, {unparsed} unparseable, {calls} model calls")
     console.print(f"tables: {result.report.parent / 'table3.md'}")
     console.print(f"runs: {result.runs[0].parent} (re-run `nutrireason demo` to resume)")
 

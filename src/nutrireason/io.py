@@ -56,3 +56,21 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def input_fingerprints(paths: list[Path]) -> list[dict[str, str]]:
+    """``[{"name", "sha256"}]`` for the files an artifact was built from, in order."""
+    return [{"name": Path(p).name, "sha256": sha256_file(p)} for p in paths]
+
+
+def up_to_date(manifest: Path, inputs: list[dict[str, str]], **settings: Any) -> bool:
+    """True when ``manifest`` records exactly these inputs and settings (so the build that
+    wrote it would write the same files again)."""
+    if not manifest.is_file():
+        return False
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    return recorded.get("inputs") == inputs and all(
+        recorded.get(key) == value for key, value in settings.items())

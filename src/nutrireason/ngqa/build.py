@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from nutrireason import __version__
-from nutrireason.io import atomic_path, sha256_file, write_json_atomic, write_parquet_atomic
+from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
 from nutrireason.ngqa.foods import question_foods
 from nutrireason.ngqa.questions import (
@@ -45,6 +45,8 @@ from nutrireason.recipes.foods import FoodTables
 from nutrireason.standards import Standards, load_standards
 
 GENERATOR = f"nutrireason {__version__} ngqa-build 1"
+# Standards files an NGQA build depends on besides its data inputs.
+RULE_FILES = ("ngqa.yaml", "conditions.yaml", "nutrients.yaml")
 
 
 @dataclass
@@ -208,7 +210,7 @@ def load_graph(out: str | Path) -> nx.MultiDiGraph:
 
 def _manifest(seed: int, caps: dict[str, int], inputs: list[Path], stats: dict) -> dict:
     return {"artifact": "ngqa", "generator": GENERATOR, "seed": seed, "caps": caps,
-            "inputs": [{"name": p.name, "sha256": sha256_file(p)} for p in inputs],
+            "inputs": input_fingerprints(inputs),
             "counts": {level: stats["levels"][level]["records"] for level in LEVELS}}
 
 

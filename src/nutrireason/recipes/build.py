@@ -18,7 +18,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from nutrireason import __version__
-from nutrireason.io import atomic_path, sha256_file, write_json_atomic, write_parquet_atomic
+from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import Weigher
 from nutrireason.recipes.load import CorpusLoad
@@ -44,6 +44,16 @@ class RecipeRules(_Strict):
     min_match_score: RuleValue
     nutrient_coverage: RuleValue
     categories: list[CategoryRule]
+
+
+GENERATOR = f"nutrireason {__version__} recipes-build 1"
+# Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
+RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml")
+
+
+def build_inputs(corpus_file: Path) -> list[Path]:
+    """The files a recipe build reads: the corpus and the standards it applies."""
+    return [corpus_file, *(standards_dir() / name for name in RULE_FILES)]
 
 
 def load_recipe_rules(path: Path | None = None) -> RecipeRules:
@@ -191,8 +201,8 @@ def _write_outputs(out: Path, resolved: list[ResolvedRecipe], quality: dict[str,
     write_parquet_atomic(out / "food_ingredients.parquet", foods.ingredients)
     write_json_atomic(out / "quality.json", quality)
     write_json_atomic(out / "manifest.json", {
-        "artifact": "recipes", "generator": f"nutrireason {__version__}",
-        "inputs": [{"path": p.name, "sha256": sha256_file(p)} for p in inputs],
+        "artifact": "recipes", "generator": GENERATOR,
+        "inputs": input_fingerprints(inputs),
         "counts": {"recipes": quality["recipes"], "kept": quality["recipes_kept"],
                    "foods": len(foods.foods)},
     })
