@@ -117,3 +117,22 @@ def test_published_smoothie_within_stated_tolerance(resolver):
     for name, published in PUBLISHED.items():
         computed = recipe.nutrition.per_serving[name]
         assert computed == pytest.approx(published, rel=TOLERANCE[name]), name
+
+
+def test_cli_build_skips_when_up_to_date_and_rebuilds_when_inputs_change(tmp_path, sr28):
+    from typer.testing import CliRunner
+
+    from nutrireason.cli import app
+
+    corpus = write_jsonl(tmp_path / "c.jsonl", [GOOD])
+    args = ["recipes", "build", "--recipes", str(corpus), "--out", str(tmp_path / "out"),
+            "--workers", "1"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "up to date" not in first.output
+    second = CliRunner().invoke(app, args)
+    assert second.exit_code == 0 and "up to date" in second.output
+    write_jsonl(corpus, [GOOD, {"id": "tea", "title": "Tea", "ingredients": ["2 cups water"]}])
+    third = CliRunner().invoke(app, args)
+    assert "up to date" not in third.output
+    assert json.loads((tmp_path / "out" / "quality.json").read_text())["recipes"] == 2
