@@ -130,3 +130,16 @@ def test_demo_evaluation_stage_runs_scores_and_reports(built, tmp_path):
     table = (tmp_path / "report" / "table3.md").read_text()
     methods = {line.split("|")[2].strip() for line in table.splitlines()[2:]}
     assert methods == {"plain", "kaping", "cot-zero", "cot-bag", "tog", "oracle"}
+
+
+@pytest.mark.slow
+def test_demo_evaluation_with_the_real_local_model(built, tmp_path):
+    pytest.importorskip("llama_cpp")
+    real_bundle("smollm2")
+    from nutrireason.demo import evaluate_ngqa
+
+    result = evaluate_ngqa(built.out, tmp_path, "llamacpp/smollm2", per_cell=1,
+                           methods=["plain", "tog"], max_tokens=24, log=lambda _: None)
+    assert sum(s.ok for s in result.summaries) == 18
+    assert sum(s.errors for s in result.summaries) == 0
+    assert result.report.is_file()
