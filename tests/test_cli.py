@@ -29,6 +29,8 @@ EXPECTED_COMMANDS = {
     ("ngqa", "build"),
     ("ngqa", "stats"),
     ("score",),
+    ("fam",),
+    ("fam", "annotate"),
     ("report",),
 }
 

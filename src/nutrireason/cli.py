@@ -26,6 +26,9 @@ standards_app = typer.Typer(help="Standards files (thresholds, condition maps)."
 app.add_typer(data_app, name="data")
 app.add_typer(ngqa_app, name="ngqa")
 app.add_typer(standards_app, name="standards")
+fam_app = typer.Typer(help="FAM-Bench construction: knowledge base, annotation.",
+                      no_args_is_help=True)
+app.add_typer(fam_app, name="fam")
 recipes_app = typer.Typer(help="Recipe corpora: parse, match to USDA SR28, nutrition.",
                           no_args_is_help=True)
 app.add_typer(recipes_app, name="recipes")
@@ -264,6 +267,33 @@ def print_ngqa_stats(stats: dict) -> None:
     show(pd.DataFrame(rows), "NGQA Tables 1-2, this build / the paper (averages per question)")
     console.print(f"{stats['users_with_conditions']:,} users with a condition or diet; "
                   f"{stats['foods']:,} foods in the question universe")
+
+
+@fam_app.command("annotate")
+@friendly
+def fam_annotate(
+    recipes: Annotated[Path | None, typer.Option(
+        help="A `recipes build` directory (default: the last build).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+) -> None:
+    """Rule-grounded Rec/NotRec annotation of resolved recipes for the 13 conditions."""
+    import pandas as pd
+
+    from nutrireason.fam.pool import build_pool, read_recipes
+    from nutrireason.paths import builds_dir
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    folder = recipes or builds_dir() / "recipes"
+    corpus = read_recipes(folder / "recipes.jsonl")
+    target = out or builds_dir() / "fam" / "annotations"
+    with console.status(f"annotating {len(corpus):,} recipes"):
+        summary = build_pool(corpus, read_sr28(require("usda-sr28") / "sr28"), target)
+    show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
+    console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
+                  f"{summary['with_any_entry']:,} with at least one entry; excluded: "
+                  f"{summary['excluded_by_reason']}")
+    console.print(f"wrote {target}/annotations.jsonl and summary.json")
 
 
 @recipes_app.command("build")

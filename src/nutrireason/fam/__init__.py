@@ -1,0 +1,1 @@
+"""FAM-Bench: food-as-medicine recommendation data, knowledge base and evaluation."""

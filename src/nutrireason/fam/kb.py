@@ -1,0 +1,263 @@
+"""The FAM-Bench condition knowledge base: one validated YAML file per condition.
+
+Each file in ``standards/data/fam_kb/`` lists, for one condition, the foods and food concepts
+that are beneficial, to limit and to avoid, dietary-tag hints, nutrient vetoes computed from a
+dish's own nutrition, and the references the lists rest on. Concepts come from the closed
+vocabulary :data:`CONCEPTS` (the FAM-Bench release's concept set plus ``added_sugars`` and
+``saturated_fat_rich_foods``). A malformed file is rejected with a
+:class:`~nutrireason.errors.DataError` naming the file, the key path and the problem.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+
+from nutrireason.errors import DataError
+from nutrireason.standards import load_standards
+from nutrireason.standards.loader import Number, Source, _Strict, load_model, standards_dir
+
+# The closed concept vocabulary: the FAM-Bench release's concepts plus the last two.
+CONCEPTS: tuple[str, ...] = (
+    "acidic_trigger_foods",
+    "alcohol",
+    "berries",
+    "caffeinated_beverages",
+    "calcium_rich_foods",
+    "cruciferous_vegetables",
+    "fast_food",
+    "fish_seafood",
+    "fried_foods",
+    "fruits",
+    "full_fat_dairy",
+    "gluten_containing_grains",
+    "healthy_unsaturated_fats",
+    "high_fat_meals",
+    "high_fiber_foods",
+    "high_oxalate_foods",
+    "high_phosphorus_foods",
+    "high_potassium_foods",
+    "high_purine_animal_foods",
+    "high_sodium_foods",
+    "high_sugar_desserts",
+    "highly_processed_foods",
+    "iron_rich_foods",
+    "lactose_containing_dairy",
+    "leafy_greens",
+    "lean_proteins",
+    "legumes",
+    "low_fat_dairy",
+    "low_fat_meals",
+    "low_fiber_foods",
+    "lower_sodium_meals",
+    "magnesium_rich_foods",
+    "non_starchy_vegetables",
+    "nuts_seeds",
+    "omega_3_rich_foods",
+    "orange_yellow_vegetables",
+    "potassium_salt_substitutes",
+    "poultry",
+    "processed_meats",
+    "red_meat",
+    "refined_grains",
+    "spicy_trigger_foods",
+    "sugar_sweetened_beverages",
+    "ultra_processed_snack_foods",
+    "vegetables",
+    "vitamin_c_rich_produce",
+    "whole_grains",
+    "added_sugars",
+    "saturated_fat_rich_foods",
+)
+
+# The conditions FAM-Bench evaluates; each has ``fam_kb/<id>.yaml``.
+CONDITION_IDS: tuple[str, ...] = (
+    "hypertension",
+    "type_2_diabetes",
+    "chronic_kidney_disease",
+    "gerd",
+    "nafld",
+    "ibs",
+    "osteoporosis",
+    "stroke",
+    "cardiovascular_disease",
+    "obesity",
+    "gout",
+    "celiac_disease",
+    "iron_deficiency_anemia",
+)
+
+SideName = Literal["beneficial", "limit", "avoid"]
+SIDES: tuple[SideName, ...] = ("beneficial", "limit", "avoid")
+Group = Literal[
+    "cardiometabolic", "gastrointestinal", "hepatic", "renal", "musculoskeletal", "hematologic"
+]
+# What a reference can back: a side's foods or concepts, the tag hints or the nutrient limits.
+Supports = Literal[
+    "beneficial.foods",
+    "beneficial.concepts",
+    "limit.foods",
+    "limit.concepts",
+    "avoid.foods",
+    "avoid.concepts",
+    "dietary_tag_hints",
+    "nutrient_limits",
+]
+
+
+def _known_concept(concept: str) -> str:
+    if concept not in CONCEPTS:
+        raise ValueError(f"unknown concept {concept!r}; expected a kb.CONCEPTS entry")
+    return concept
+
+
+Concept = Annotated[str, AfterValidator(_known_concept)]
+Food = Annotated[str, Field(min_length=1)]
+
+
+def _distinct(values: list[str], what: str) -> list[str]:
+    seen: set[str] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            raise ValueError(f"duplicate {what} {value!r} (entry {index})")
+        seen.add(value)
+    return values
+
+
+class Side(_Strict):
+    """One side of a condition's advice: plain food names and vocabulary concepts."""
+
+    foods: list[Food] = Field(default_factory=list)
+    concepts: list[Concept] = Field(default_factory=list)
+
+    @field_validator("foods")
+    @classmethod
+    def _unique_foods(cls, foods: list[str]) -> list[str]:
+        return _distinct(foods, "food")
+
+    @field_validator("concepts")
+    @classmethod
+    def _unique_concepts(cls, concepts: list[str]) -> list[str]:
+        return _distinct(concepts, "concept")
+
+
+class NutrientLimit(_Strict):
+    """A veto from the dish's own nutrition: a ``max`` (or ``min``) per serving or per 100 g."""
+
+    nutrient: str
+    max: Number | None = None
+    min: Number | None = None
+    unit: str
+    per: Literal["serving", "100g"]
+    source: Source
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> NutrientLimit:
+        if (self.max is None) == (self.min is None):
+            raise ValueError("give exactly one of 'max' or 'min'")
+        return self
+
+    def violated_by(self, amount: float) -> bool:
+        """True when ``amount`` (in ``unit``, on this limit's basis) breaks the limit."""
+        if self.max is not None:
+            return amount > self.max
+        return self.min is not None and amount < self.min
+
+
+class Reference(_Strict):
+    name: Annotated[str, Field(min_length=1)]
+    url: Annotated[str, Field(pattern=r"^https?://\S+$")] | None = None
+    supports: list[Supports] = Field(min_length=1)
+
+
+class ConditionKB(_Strict):
+    """One condition's knowledge-base entry (``fam_kb/<id>.yaml``)."""
+
+    id: str
+    label: str
+    group: Group
+    beneficial: Side
+    limit: Side
+    avoid: Side
+    dietary_tag_hints: list[str] = Field(default_factory=list)
+    nutrient_limits: list[NutrientLimit] = Field(default_factory=list)
+    references: list[Reference] = Field(min_length=1)
+    derived_from: Source
+    review: Source
+
+    @field_validator("limit", "avoid")
+    @classmethod
+    def _one_side_each(cls, side: Side, info: ValidationInfo) -> Side:
+        # Each concept sits on one side only; earlier sides are already in ``info.data``.
+        for earlier in SIDES[: SIDES.index(info.field_name)]:  # type: ignore[arg-type]
+            other = info.data.get(earlier)
+            if other is None:
+                continue
+            for index, concept in enumerate(side.concepts):
+                if concept in other.concepts:
+                    raise ValueError(
+                        f"concept {concept!r} ({info.field_name}.concepts[{index}]) is also on "
+                        f"the {earlier} side; a concept belongs to one side only"
+                    )
+        return side
+
+    def side(self, name: SideName) -> Side:
+        """The named side."""
+        return {"beneficial": self.beneficial, "limit": self.limit, "avoid": self.avoid}[name]
+
+    def side_of(self, concept: str) -> SideName | None:
+        """Which side lists ``concept``: "beneficial", "limit", "avoid", or None."""
+        for name in SIDES:
+            if concept in self.side(name).concepts:
+                return name
+        return None
+
+    def concepts(self, *names: SideName) -> list[str]:
+        """The concepts on the named sides (all sides when none are named), in file order."""
+        return [c for name in names or SIDES for c in self.side(name).concepts]
+
+
+def kb_dir() -> Path:
+    """The directory holding the packaged condition files."""
+    return standards_dir() / "fam_kb"
+
+
+def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
+    """Load and check every condition file in ``directory`` (default: the packaged ones)."""
+    root = Path(directory) if directory is not None else kb_dir()
+    if not root.is_dir():
+        raise DataError(root, "knowledge-base directory not found", expected="a directory")
+    present = {path.stem for path in root.glob("*.yaml")}
+    extra = sorted(present - set(CONDITION_IDS))
+    if extra:
+        raise DataError(root / f"{extra[0]}.yaml", "unknown condition file",
+                        expected=f"one of {', '.join(CONDITION_IDS)}")
+    units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
+    kb: dict[str, ConditionKB] = {}
+    for condition_id in CONDITION_IDS:
+        path = root / f"{condition_id}.yaml"
+        entry = load_model(path, ConditionKB)
+        if entry.id != condition_id:
+            raise DataError(path, "id does not match the file name", field="id", value=entry.id,
+                            expected=condition_id)
+        _check_limits(path, entry, units)
+        kb[condition_id] = entry
+    return kb
+
+
+def _check_limits(path: Path, entry: ConditionKB, units: dict[str, str]) -> None:
+    seen: set[tuple[str, str, str]] = set()
+    for index, limit in enumerate(entry.nutrient_limits):
+        where = f"nutrient_limits[{index}]"
+        if limit.nutrient not in units:
+            raise DataError(path, "unknown nutrient", field=f"{where}.nutrient",
+                            value=limit.nutrient, expected=f"one of {', '.join(units)}")
+        if limit.unit != units[limit.nutrient]:
+            raise DataError(path, "unit does not match nutrients.yaml", field=f"{where}.unit",
+                            value=limit.unit, expected=units[limit.nutrient])
+        key = (limit.nutrient, limit.per, "max" if limit.max is not None else "min")
+        if key in seen:
+            raise DataError(path, "duplicate nutrient limit", field=where, value=limit.nutrient)
+        seen.add(key)

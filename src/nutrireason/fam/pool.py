@@ -1,0 +1,64 @@
+"""The FAM-Bench annotation pool: annotate a resolved recipe corpus, write it with provenance and
+a per-condition summary (``nutrireason fam annotate``)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
+from nutrireason.fam.kb import load_kb
+from nutrireason.fam.vocabulary import Vocabulary
+from nutrireason.io import atomic_path, write_json_atomic
+from nutrireason.sources.sr28 import Sr28
+
+
+def food_table(sr28: Sr28) -> dict[str, dict[str, Any]]:
+    """ndb_no -> description, group code and nutrients per 100 g."""
+    nutrients = sr28.nutrients.set_index("ndb_no").to_dict(orient="index")
+    return {row.ndb_no: {"description": row.description, "group_code": row.group_code,
+                         "nutrients": nutrients.get(row.ndb_no, {})}
+            for row in sr28.foods.itertuples(index=False)}
+
+
+def read_recipes(path: Path) -> list[dict[str, Any]]:
+    """The resolved recipes of a ``recipes build`` (``recipes.jsonl``)."""
+    if not path.is_file():
+        raise DataError(path, "resolved recipes not found",
+                        expected="run `nutrireason recipes build` first")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
+               thresholds: Thresholds | None = None) -> dict[str, Any]:
+    """Annotate every recipe; write ``annotations.jsonl`` and ``summary.json``."""
+    kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
+    thresholds = thresholds or load_thresholds()
+    annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]
+    summary = summarise(annotations, sorted(kb))
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "annotations.jsonl") as tmp:
+        tmp.write_text("".join(json.dumps(a, sort_keys=True, ensure_ascii=False) + "\n"
+                               for a in annotations), encoding="utf-8")
+    write_json_atomic(out / "summary.json", summary)
+    return summary
+
+
+def summarise(annotations: list[dict[str, Any]], conditions: list[str]) -> dict[str, Any]:
+    """Pool size, Rec and NotRec per condition; recipes excluded by reason."""
+    rows = []
+    for condition in conditions:
+        rec = sum(any(e["condition"] == condition for e in a["rec"]) for a in annotations)
+        not_rec = sum(any(e["condition"] == condition for e in a["not_rec"])
+                      for a in annotations)
+        rows.append({"condition": condition, "pool": rec + not_rec, "rec": rec,
+                     "not_rec": not_rec})
+    excluded = Counter(a["excluded"].split(":")[0] for a in annotations if a["excluded"])
+    annotated = [a for a in annotations if not a["excluded"]]
+    return {"recipes": len(annotations), "annotated": len(annotated),
+            "with_any_entry": sum(bool(a["rec"] or a["not_rec"]) for a in annotated),
+            "conditions": rows, "excluded_by_reason": dict(sorted(excluded.items()))}

@@ -1,0 +1,273 @@
+"""The FAM-Bench canonical ingredient vocabulary: SR28 foods -> canonical names and concepts.
+
+Rules live in ``standards/data/fam_vocabulary.yaml``. A rule matches a food when its ndb number
+is listed, or when its SR28 description matches one of the rule's patterns (case-insensitive
+whole words or phrases; a trailing ``*`` extends a word), its group code is among the rule's
+groups (when given), at least one ``require_any`` pattern matches (when given) and no
+``exclude_any`` pattern matches. A rule with only groups matches every food of those groups.
+The first matching rule with a name names the food; concepts accumulate from every match.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nutrireason.errors import DataError
+from nutrireason.fam.kb import CONCEPTS
+from nutrireason.standards.loader import standards_dir
+
+_RULE_KEYS = {
+    "canonical", "name_from_description", "concepts", "match", "exclude_any", "require_any",
+    "source",
+}
+_MATCH_KEYS = {"ndb", "description_any", "groups"}
+# Leading description segments that name a kind, not the food ("Spices, cumin seed").
+_GENERIC_PREFIXES = {
+    "spices", "leavening agents", "nuts", "seeds", "beverages", "alcoholic beverage", "sauce",
+    "soup", "crustaceans", "mollusks", "fish", "cheese", "sugars", "syrups", "oil",
+    "tomato products", "peppers", "candies", "snacks", "beans", "game meat", "vegetables",
+}
+
+
+def vocabulary_path() -> Path:
+    """The packaged vocabulary file."""
+    return standards_dir() / "fam_vocabulary.yaml"
+
+
+def fallback_name(description: str | None) -> str:
+    """The SR28 description's first comma segment, lower-cased ("" when there is none)."""
+    return (description or "").split(",")[0].strip().lower()
+
+
+def derived_name(description: str | None) -> str:
+    """A name read from the description: skip a generic first segment, drop parentheses."""
+    segments = [s.strip().lower() for s in (description or "").split(",") if s.strip()]
+    if len(segments) > 1 and segments[0] in _GENERIC_PREFIXES:
+        segments = segments[1:]
+    name = re.sub(r"\s*\([^)]*\)", "", segments[0]) if segments else ""
+    return " ".join(name.split())
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    body = re.escape(text.lower().strip())
+    if body.endswith(r"\*"):
+        body = body[:-2] + r"[a-z0-9'-]*"
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the vocabulary says about one food."""
+
+    canonical: str
+    concepts: frozenset[str]
+    rules: tuple[str, ...]  # labels of the matching rules, in file order
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One vocabulary rule (see the module docstring for the matching semantics)."""
+
+    index: int
+    canonical: str | None
+    name_from_description: bool
+    concepts: frozenset[str]
+    ndb: frozenset[str]
+    description_any: tuple[re.Pattern[str], ...]
+    groups: frozenset[str]
+    require_any: tuple[re.Pattern[str], ...]
+    exclude_any: tuple[re.Pattern[str], ...]
+    source: str
+
+    @property
+    def names(self) -> bool:
+        return self.canonical is not None or self.name_from_description
+
+    @property
+    def label(self) -> str:
+        name = self.canonical or ("(from description)" if self.name_from_description else "")
+        return f"{self.index}:{name or '+'.join(sorted(self.concepts))}"
+
+    def matches(self, ndb_no: str | None, description: str, group_code: str | None) -> bool:
+        if ndb_no is not None and ndb_no in self.ndb:
+            return True
+        if not self.description_any and not self.groups:
+            return False
+        text = description.lower()
+        if self.groups and (group_code or "") not in self.groups:
+            return False
+        if self.description_any and not any(p.search(text) for p in self.description_any):
+            return False
+        if self.require_any and not any(p.search(text) for p in self.require_any):
+            return False
+        return not any(p.search(text) for p in self.exclude_any)
+
+
+def _strings(path: Path, field: str, value: Any) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise DataError(path, "must be a list of non-empty strings", field=field, value=value)
+    return value
+
+
+def _parse_rule(path: Path, index: int, raw: Any) -> Rule:
+    where = f"rules[{index}]"
+    if not isinstance(raw, dict):
+        raise DataError(path, "rule must be a mapping", field=where, value=raw)
+    unknown = set(raw) - _RULE_KEYS
+    if unknown:
+        raise DataError(path, "unknown rule key", field=where, value=sorted(unknown)[0],
+                        expected=", ".join(sorted(_RULE_KEYS)))
+    canonical = raw.get("canonical")
+    if canonical is not None and (not isinstance(canonical, str) or not canonical.strip()):
+        raise DataError(path, "canonical must be a non-empty string", field=f"{where}.canonical",
+                        value=canonical)
+    from_description = raw.get("name_from_description", False)
+    if not isinstance(from_description, bool) or (from_description and canonical is not None):
+        raise DataError(path, "name_from_description must be true or false, and not given with "
+                        "canonical", field=f"{where}.name_from_description", value=from_description)
+    concepts = _strings(path, f"{where}.concepts", raw.get("concepts"))
+    for concept in concepts:
+        if concept not in CONCEPTS:
+            raise DataError(path, f"rule {index}: unknown concept {concept!r}",
+                            field=f"{where}.concepts", value=concept,
+                            expected="a nutrireason.fam.kb.CONCEPTS entry")
+    if canonical is None and not from_description and not concepts:
+        raise DataError(path, "rule names no canonical food and no concept", field=where)
+    source = raw.get("source")
+    if not isinstance(source, str) or not source.strip():
+        raise DataError(path, "every rule needs a source", field=f"{where}.source", value=source)
+    match = raw.get("match")
+    if not isinstance(match, dict) or not match or set(match) - _MATCH_KEYS:
+        raise DataError(path, "match must be a mapping of ndb / description_any / groups",
+                        field=f"{where}.match", value=match)
+    ndb = _strings(path, f"{where}.match.ndb", match.get("ndb"))
+    groups = _strings(path, f"{where}.match.groups", match.get("groups"))
+    for code in [*ndb, *groups]:
+        if not code.isdigit():
+            raise DataError(path, "codes must be digit strings (quote them in YAML)",
+                            field=f"{where}.match", value=code)
+
+    def patterns(values: list[str]) -> tuple[re.Pattern[str], ...]:
+        return tuple(_pattern(v) for v in values)
+
+    return Rule(
+        index=index,
+        canonical=canonical.strip().lower() if canonical else None,
+        name_from_description=from_description,
+        concepts=frozenset(concepts),
+        ndb=frozenset(ndb),
+        description_any=patterns(_strings(path, f"{where}.match.description_any",
+                                          match.get("description_any"))),
+        groups=frozenset(groups),
+        require_any=patterns(_strings(path, f"{where}.require_any", raw.get("require_any"))),
+        exclude_any=patterns(_strings(path, f"{where}.exclude_any", raw.get("exclude_any"))),
+        source=source,
+    )
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The ordered rule list, with lookups of SR28 foods."""
+
+    path: Path
+    rules: tuple[Rule, ...]
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Vocabulary:
+        """Read and validate the vocabulary (the packaged file when ``path`` is None)."""
+        path = Path(path) if path is not None else vocabulary_path()
+        if not path.is_file():
+            raise DataError(path, "vocabulary file not found", expected="a YAML file")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise DataError(path, f"not valid YAML: {exc}") from exc
+        if not isinstance(raw, dict) or not isinstance(raw.get("rules"), list):
+            raise DataError(path, "top level must be a mapping with a 'rules' list", field="rules")
+        return cls(path, tuple(_parse_rule(path, i, r) for i, r in enumerate(raw["rules"])))
+
+    def lookup(self, ndb_no: str | None, description: str | None,
+               group_code: str | None) -> Entry:
+        """Canonical name, concepts and matching rules for one SR28 food."""
+        text = description or ""
+        canonical: str | None = None
+        concepts: set[str] = set()
+        labels: list[str] = []
+        for rule in self.rules:
+            if not rule.matches(ndb_no, text, group_code):
+                continue
+            labels.append(rule.label)
+            concepts |= rule.concepts
+            if canonical is None and rule.names:
+                canonical = rule.canonical or derived_name(text)
+        return Entry(canonical or fallback_name(text), frozenset(concepts), tuple(labels))
+
+    def names(self, ndb_no: str | None, description: str | None, group_code: str | None) -> bool:
+        """Whether a naming rule (not the fallback) names this food."""
+        text = description or ""
+        return any(r.names and r.matches(ndb_no, text, group_code) for r in self.rules)
+
+    def coverage(self, recipes_jsonl: str | Path, sr28_foods: Any = None,
+                 top: int = 25) -> dict[str, Any]:
+        """How much of a recipe build the vocabulary covers, counted over ingredient lines.
+
+        ``sr28_foods`` (the SR28 foods table) supplies group codes; without it group-only
+        rules cannot match and the figures are lower bounds.
+        """
+        path = Path(recipes_jsonl)
+        if not path.is_file():
+            raise DataError(path, "recipe build not found", expected="a recipes.jsonl file")
+        groups: dict[str, str] = {}
+        if sr28_foods is not None:
+            groups = dict(zip(sr28_foods["ndb_no"], sr28_foods["group_code"], strict=True))
+        lines = with_food = named = with_concept = 0
+        canonicals: set[str] = set()
+        unmapped: Counter[tuple[str, str]] = Counter()
+        cache: dict[str, tuple[Entry, bool]] = {}
+        with path.open(encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    recipe = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"line {number} is not JSON: {exc.msg}") from exc
+                for ingredient in recipe.get("ingredients") or []:
+                    lines += 1
+                    ndb = ingredient.get("ndb_no")
+                    if not ndb:
+                        continue
+                    with_food += 1
+                    if ndb not in cache:
+                        desc = ingredient.get("sr28_description") or ""
+                        group = groups.get(ndb)
+                        cache[ndb] = (self.lookup(ndb, desc, group), self.names(ndb, desc, group))
+                    entry, is_named = cache[ndb]
+                    canonicals.add(entry.canonical)
+                    named += is_named
+                    with_concept += bool(entry.concepts)
+                    if not is_named:
+                        unmapped[(ndb, ingredient.get("sr28_description") or "")] += 1
+        share = (lambda n: round(n / with_food, 4)) if with_food else (lambda n: 0.0)
+        return {
+            "lines": lines,
+            "lines_with_food": with_food,
+            "lines_named": named,
+            "lines_with_concept": with_concept,
+            "named_share": share(named),
+            "concept_share": share(with_concept),
+            "distinct_canonical": len(canonicals),
+            "top_unmapped": [
+                {"ndb_no": ndb, "description": desc, "lines": n}
+                for (ndb, desc), n in unmapped.most_common(top)
+            ],
+        }

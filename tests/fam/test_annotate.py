@@ -1,0 +1,129 @@
+"""Rule-grounded annotation on hand-made recipes with known answers, including the three
+failure modes FAM-Bench describes (sodium-only CKD checks, animal ingredients ignored for
+stroke, alcohol ignored for osteoporosis)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nutrireason.fam.annotate import annotate, load_thresholds
+from nutrireason.fam.kb import load_kb
+from nutrireason.fam.pool import food_table, summarise
+from nutrireason.fam.vocabulary import Vocabulary
+
+
+@pytest.fixture(scope="module")
+def world(sr28):
+    return load_kb(), Vocabulary.load(), food_table(sr28), load_thresholds()
+
+
+def recipe(rid: str, items: list[tuple[str, str, float]], per_serving: dict | None = None,
+           kept: bool = True) -> dict:
+    ingredients = [{"line": line, "ndb_no": ndb, "grams": grams, "sr28_description": None}
+                   for line, ndb, grams in items]
+    nutrition = {"per_serving": per_serving or {}, "per_100g": {}} if kept else None
+    return {"record": {"id": rid, "title": rid}, "ingredients": ingredients, "kept": kept,
+            "nutrition": nutrition, "exclusion": None if kept else "unresolved ingredients: 3"}
+
+
+def sides(annotation: dict, condition: str) -> tuple[str | None, dict | None]:
+    for side, key in (("Rec", "rec"), ("NotRec", "not_rec")):
+        for entry in annotation[key]:
+            if entry["condition"] == condition:
+                return side, entry
+    return None, None
+
+
+def run(world, r):
+    kb, vocabulary, foods, thresholds = world
+    return annotate(r, kb, vocabulary, foods, thresholds)
+
+
+def test_ckd_is_not_sodium_only(world):  # failure mode 1: no salt, still NotRec for CKD
+    result = run(world, recipe("banana-smoothie", [("1 banana", "09040", 118),
+                                                   ("1 cup milk", "01077", 244)],
+                               per_serving={"sodium": 100.0}))
+    side, entry = sides(result, "chronic_kidney_disease")
+    assert side == "NotRec"
+    fired = {(p.get("concept"), p.get("ingredient")) for p in entry["provenance"]}
+    assert any(c in ("high_potassium_foods", "high_phosphorus_foods") for c, _ in fired)
+    assert all(c != "high_sodium_foods" for c, _ in fired)
+
+
+def test_stroke_sees_animal_ingredients(world):  # failure mode 2
+    result = run(world, recipe("bacon-beef-stew", [("2 slices bacon", "10123", 50),
+                                                   ("1 lb beef", "13795", 450),
+                                                   ("1 onion", "11282", 110),
+                                                   ("2 cups water", "14411", 480)]))
+    side, entry = sides(result, "stroke")
+    assert side == "NotRec"
+    concepts = {p.get("concept") for p in entry["provenance"] if not p.get("overruled")}
+    assert concepts & {"processed_meats", "red_meat", "saturated_fat_rich_foods"}
+
+
+def test_osteoporosis_sees_alcohol(world):  # failure mode 3
+    result = run(world, recipe("chicken-in-wine", [("1 cup red wine", "14096", 240),
+                                                   ("1 chicken breast", "05062", 200),
+                                                   ("1 onion", "11282", 110)]))
+    side, entry = sides(result, "osteoporosis")
+    assert side == "NotRec"
+    assert "alcohol" in {p.get("concept") for p in entry["provenance"]}
+
+
+def test_nutrient_veto_names_the_top_contributors(world):
+    result = run(world, recipe("salty-soup", [("1 tsp salt", "02047", 6),
+                                              ("4 cups water", "14411", 960),
+                                              ("1 onion", "11282", 110)],
+                               per_serving={"sodium": 900.0}))
+    side, entry = sides(result, "hypertension")
+    assert side == "NotRec"
+    veto = next(p for p in entry["provenance"] if p["rule"] == "nutrient_veto")
+    assert veto["nutrient"] == "sodium" and veto["value"] == 900.0 and veto["max"] < 900
+    assert veto["ingredients"][0] == entry["ingredients"][0]
+    assert "salt" in entry["ingredients"][0]
+
+
+def test_fallback_backfills_ingredients_when_a_veto_names_none(world):
+    kb, vocabulary, foods, thresholds = world
+    bare = {ndb: dict(food, nutrients={}) for ndb, food in foods.items()}
+    result = annotate(recipe("salty-soup", [("1 tsp salt", "02047", 6),
+                                            ("4 cups water", "14411", 960)],
+                             per_serving={"sodium": 900.0}), kb, vocabulary, bare, thresholds)
+    side, entry = sides(result, "hypertension")
+    assert side == "NotRec"
+    assert any(p["rule"] == "ingredient_fallback" for p in entry["provenance"])
+    assert entry["ingredients"] and "salt" in entry["ingredients"][0]
+
+
+def test_beneficial_ingredients_give_rec_and_a_condition_is_never_on_both_sides(world):
+    result = run(world, recipe("spinach-salad", [("4 cups spinach", "11457", 120),
+                                                 ("1 tbsp olive oil", "04053", 14)]))
+    assert sides(result, "osteoporosis")[0] == "Rec"
+    for annotation in (result, run(world, recipe("mixed", [("spinach", "11457", 120),
+                                                           ("red wine", "14096", 240)]))):
+        rec = {e["condition"] for e in annotation["rec"]}
+        not_rec = {e["condition"] for e in annotation["not_rec"]}
+        assert not rec & not_rec
+
+
+def test_unresolved_recipes_are_excluded_with_a_reason(world):
+    result = run(world, recipe("vague", [], kept=False))
+    assert result["excluded"].startswith("missing ingredients")
+    summary = summarise([result], sorted(world[0]))
+    assert summary["excluded_by_reason"] == {"missing ingredients": 1}
+
+
+def test_every_fired_rule_traces_to_a_kb_entry_and_an_ingredient_or_value(world):
+    kb = world[0]
+    result = run(world, recipe("bacon-beef-stew", [("2 slices bacon", "10123", 50),
+                                                   ("1 lb beef", "13795", 450)],
+                               per_serving={"sodium": 1200.0, "saturated_fat": 12.0}))
+    for entry in result["not_rec"] + result["rec"]:
+        condition = kb[entry["condition"]]
+        for fired in entry["provenance"]:
+            if fired["rule"] == "ingredient_concept":
+                assert condition.side_of(fired["concept"]) == fired["kb_side"]
+                assert fired["ingredient"] and fired["line"]
+            elif fired["rule"] == "nutrient_veto":
+                limits = {(n.nutrient, n.max, n.per) for n in condition.nutrient_limits}
+                assert (fired["nutrient"], fired["max"], fired["per"]) in limits

@@ -1,0 +1,152 @@
+"""The FAM-Bench condition knowledge base loads, uses only the closed concept vocabulary and
+encodes the paper's failure modes; malformed copies are rejected naming file and key."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nutrireason.errors import DataError
+from nutrireason.fam.kb import CONCEPTS, CONDITION_IDS, SIDES, kb_dir, load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def test_all_conditions_load(kb) -> None:
+    assert sorted(kb) == sorted(CONDITION_IDS)
+    assert len(kb) == 13
+
+
+def test_concepts_closed_and_one_side_only(kb) -> None:
+    for entry in kb.values():
+        concepts = entry.concepts()
+        assert set(concepts) <= set(CONCEPTS), entry.id
+        assert len(concepts) == len(set(concepts)), entry.id
+        bad = set(entry.beneficial.concepts) & set(entry.concepts("limit", "avoid"))
+        assert not bad, (entry.id, bad)
+
+
+def test_references_and_nutrient_limits(kb) -> None:
+    for entry in kb.values():
+        assert entry.references, entry.id
+        for limit in entry.nutrient_limits:
+            assert (limit.max is None) != (limit.min is None)
+            assert limit.source
+
+
+def _penalised(entry, *concepts: str) -> bool:
+    return all(entry.side_of(c) in ("limit", "avoid") for c in concepts)
+
+
+def test_failure_mode_anchors(kb) -> None:
+    ckd = kb["chronic_kidney_disease"]
+    assert _penalised(ckd, "high_potassium_foods", "high_phosphorus_foods", "high_sodium_foods",
+                      "processed_meats")
+    assert {"sodium", "potassium", "phosphorus", "protein"} <= {
+        n.nutrient for n in ckd.nutrient_limits
+    }
+    assert _penalised(kb["stroke"], "processed_meats", "red_meat", "saturated_fat_rich_foods",
+                      "full_fat_dairy", "high_sodium_foods")
+    osteo = kb["osteoporosis"]
+    assert _penalised(osteo, "alcohol")
+    assert all(osteo.side_of(c) == "beneficial"
+               for c in ("calcium_rich_foods", "leafy_greens", "low_fat_dairy"))
+
+
+def test_other_anchors(kb) -> None:
+    assert _penalised(kb["gout"], "high_purine_animal_foods", "alcohol",
+                      "sugar_sweetened_beverages")
+    assert kb["celiac_disease"].side_of("gluten_containing_grains") == "avoid"
+    assert _penalised(kb["gerd"], "acidic_trigger_foods", "spicy_trigger_foods", "fried_foods",
+                      "high_fat_meals", "alcohol", "caffeinated_beverages")
+    assert _penalised(kb["nafld"], "added_sugars", "sugar_sweetened_beverages", "alcohol",
+                      "refined_grains", "saturated_fat_rich_foods")
+    assert _penalised(kb["type_2_diabetes"], "added_sugars", "sugar_sweetened_beverages",
+                      "refined_grains", "high_sugar_desserts")
+    assert _penalised(kb["hypertension"], "high_sodium_foods", "processed_meats")
+    assert _penalised(kb["obesity"], "fried_foods", "high_sugar_desserts",
+                      "sugar_sweetened_beverages", "fast_food")
+    anaemia = kb["iron_deficiency_anemia"]
+    assert anaemia.side_of("iron_rich_foods") == "beneficial"
+    assert anaemia.side_of("vitamin_c_rich_produce") == "beneficial"
+    assert anaemia.side_of("caffeinated_beverages") == "limit"
+    assert _penalised(kb["cardiovascular_disease"], "saturated_fat_rich_foods",
+                      "processed_meats", "high_sodium_foods")
+    nutrients = {c: {n.nutrient for n in kb[c].nutrient_limits} for c in kb}
+    assert "sugar" in nutrients["type_2_diabetes"]
+    assert "sodium" in nutrients["hypertension"]
+    assert "calories" in nutrients["obesity"]
+    assert kb["hypertension"].side_of("not_a_concept") is None
+    assert SIDES == ("beneficial", "limit", "avoid")
+
+
+def _broken_copy(tmp_path: Path, condition: str, edit) -> Path:
+    root = tmp_path / "fam_kb"
+    shutil.copytree(kb_dir(), root)
+    path = root / f"{condition}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def _unknown_concept(data) -> None:
+    data["limit"]["concepts"].append("fodmaps")
+
+
+def _both_sides(data) -> None:
+    data["avoid"]["concepts"].append(data["beneficial"]["concepts"][0])
+
+
+def _max_and_min(data) -> None:
+    data["nutrient_limits"][0]["min"] = 1
+
+
+def _wrong_unit(data) -> None:
+    data["nutrient_limits"][0]["unit"] = "g"
+
+
+def _unknown_nutrient(data) -> None:
+    data["nutrient_limits"][0]["nutrient"] = "salt"
+
+
+def _no_references(data) -> None:
+    data["references"] = []
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "words"),
+    [
+        (_unknown_concept, "limit.concepts[", "unknown concept"),
+        (_both_sides, "avoid", "also on the beneficial side"),
+        (_max_and_min, "nutrient_limits[0]", "exactly one of"),
+        (_wrong_unit, "nutrient_limits[0].unit", "unit does not match"),
+        (_unknown_nutrient, "nutrient_limits[0].nutrient", "unknown nutrient"),
+        (_no_references, "references", "at least 1"),
+    ],
+)
+def test_malformed_copy_rejected(tmp_path: Path, edit, field: str, words: str) -> None:
+    root = _broken_copy(tmp_path, "hypertension", edit)
+    with pytest.raises(DataError) as caught:
+        load_kb(root)
+    message = str(caught.value)
+    assert "hypertension.yaml" in message
+    assert field in (caught.value.field or "")
+    assert words in message
+
+
+def test_id_must_match_file_and_files_must_be_known(tmp_path: Path) -> None:
+    root = _broken_copy(tmp_path, "gout", lambda data: data.update(id="gouty"))
+    with pytest.raises(DataError, match="gout.yaml.*does not match"):
+        load_kb(root)
+    root = tmp_path / "extra"
+    shutil.copytree(kb_dir(), root)
+    (root / "asthma.yaml").write_text("id: asthma\n", encoding="utf-8")
+    with pytest.raises(DataError, match="asthma.yaml.*unknown condition file"):
+        load_kb(root)
