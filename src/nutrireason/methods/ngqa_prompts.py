@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nutrireason.ngqa.config import load_ngqa_config
+from nutrireason.ngqa.questions import order_tags
+
 Triple = tuple[str, str, str]
 
 SYSTEM_PROMPT = (
@@ -83,7 +86,6 @@ NUTRIENT_WORDS = {
     "saturated fats": "saturated_fat",
     "calorie": "calorie", "calories": "calorie", "protein": "protein", "proteins": "protein",
 }
-ANSWER_ORDER = ["carb", "sugar", "sodium", "cholesterol", "saturated_fat", "calorie", "protein"]
 _NUTRIENT = "|".join(sorted((re.escape(w).replace("\\ ", "[ _-]") for w in NUTRIENT_WORDS),
                             key=len, reverse=True))
 TAG_PATTERN = re.compile(rf"\b(low|high)(?:[\s_-]+in)?[\s_-]+({_NUTRIENT})\b", re.I)
@@ -105,10 +107,8 @@ def parse_tags(text: str) -> list[str]:
     for direction, word in TAG_PATTERN.findall(text):
         nutrient = NUTRIENT_WORDS[re.sub(r"[\s_-]+", " ", word.lower())]
         tag = f"{direction.lower()}_{nutrient}"
-        if tag not in found:
-            found.append(tag)
-    rank = {n: i for i, n in enumerate(ANSWER_ORDER)}
-    return sorted(found, key=lambda t: rank[t.partition("_")[2]])
+        found.append(tag)
+    return order_tags(found, load_ngqa_config())
 
 
 def parse_verdict(text: str) -> str | None:

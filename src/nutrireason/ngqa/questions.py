@@ -87,13 +87,14 @@ def gold_answers(edges: list[tuple[str, str, str]], config: NgqaConfig) -> dict[
     match = [t for _, r, t in edges if r == "match"]
     contradict = [t for _, r, t in edges if r == "contradict"]
     verdict = "Yes" if len(match) > len(contradict) else "No"
-    labels = _ordered(match + contradict, config)
-    reasons = _ordered(match if verdict == "Yes" else contradict, config)
+    labels = order_tags(match + contradict, config)
+    reasons = order_tags(match if verdict == "Yes" else contradict, config)
     text = f"{verdict}, because the food is " + ", ".join(_phrase(t) for t in reasons) + "."
     return {"binary": verdict, "multi_label": labels, "text_generation": text}
 
 
-def _ordered(tags: list[str], config: NgqaConfig) -> list[str]:
+def order_tags(tags: list[str], config: NgqaConfig) -> list[str]:
+    """Each tag once, in the gold answers' nutrient order (``answer_order`` in ngqa.yaml)."""
     rank = {n: i for i, n in enumerate(config.answer_order)}
     unique = list(dict.fromkeys(tags))
     return sorted(unique, key=lambda t: rank.get(t.partition("_")[2], len(rank)))
