@@ -1,0 +1,109 @@
+"""``nutrireason fam build``: the FAM-Bench instance files from the annotation pool.
+
+Writes into the output directory (each file atomically, the manifest last):
+
+* ``dish.jsonl``: dish-level suitability instances (task ``fam_dish``);
+* ``rank.jsonl``: comparative 4-dish ranking instances (task ``fam_rank``);
+* ``stats.json``: balance statistics (also printed by ``nutrireason fam stats``);
+* ``manifest.json``: inputs with sha256, the configuration, sizes and shortfalls.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+from nutrireason.fam.instances import (
+    BenchConfig,
+    dish_instances,
+    instance_stats,
+    load_bench_config,
+    pool_dishes,
+    rank_instances,
+)
+from nutrireason.fam.kb import CONDITION_IDS, load_kb
+from nutrireason.fam.pool import food_table, read_recipes
+from nutrireason.fam.vocabulary import Vocabulary
+from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
+from nutrireason.sources.sr28 import Sr28
+
+GENERATOR = "nutrireason.fam.build/1"
+FILES = ("dish.jsonl", "rank.jsonl", "stats.json", "manifest.json")
+
+
+def read_annotations(path: Path) -> list[dict[str, Any]]:
+    """The pool of a ``fam annotate`` run (``annotations.jsonl``)."""
+    if not path.is_file():
+        raise DataError(path, "annotation pool not found",
+                        expected="run `nutrireason fam annotate` first")
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"line {number} is not JSON: {exc.msg}") from exc
+    return rows
+
+
+def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
+              dish_size: int | None = None, rank_size: int | None = None,
+              seed: int | None = None, images: Path | None = None,
+              config: BenchConfig | None = None) -> dict[str, Any]:
+    """Build and write both splits; returns the manifest."""
+    config = config or load_bench_config()
+    dish_size = config.dish_size if dish_size is None else dish_size
+    rank_size = config.rank_size if rank_size is None else rank_size
+    seed = config.seed if seed is None else seed
+    if images is not None and not images.is_dir():
+        raise DataError(images, "image directory not found",
+                        expected="a folder of <recipe id>.jpg/.png/.webp files")
+    kb = load_kb()
+    labels = {c: kb[c].label for c in CONDITION_IDS}
+    dishes = pool_dishes(read_annotations(annotations), read_recipes(recipes), kb,
+                         Vocabulary.load(), food_table(sr28), images)
+    if not dishes:
+        raise DataError(annotations, "no annotated recipe with an entry",
+                        expected="an annotation pool with Rec/NotRec entries")
+    dish = dish_instances(dishes, CONDITION_IDS, dish_size, labels, random.Random(seed))
+    rank, missing = rank_instances(dishes, CONDITION_IDS, config, rank_size, labels,
+                                   random.Random(seed + 1))
+    stats = instance_stats(dish, rank)
+    manifest = {"generator": GENERATOR,
+                "inputs": input_fingerprints([annotations, recipes]),
+                "settings": {"dish_size": dish_size, "rank_size": rank_size, "seed": seed,
+                             "images": str(images) if images else None,
+                             "config": vars(config)},
+                "pool_dishes": len(dishes),
+                "dish_instances": len(dish), "rank_instances": len(rank),
+                "rank_not_drawn": missing, "stats": stats}
+    _write(out, dish, rank, stats, manifest)
+    return manifest
+
+
+def _write(out: Path, dish: list[dict], rank: list[dict], stats: dict, manifest: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "manifest.json").unlink(missing_ok=True)  # a half-written build has no manifest
+    for name, items in (("dish.jsonl", dish), ("rank.jsonl", rank)):
+        with atomic_path(out / name) as tmp:
+            tmp.write_text("".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n"
+                                   for i in items), encoding="utf-8")
+    write_json_atomic(out / "stats.json", stats)
+    write_json_atomic(out / "manifest.json", manifest)
+
+
+def read_stats(directory: Path) -> dict[str, Any]:
+    """Recompute the balance statistics from the instance files of a build."""
+    splits = []
+    for name in ("dish.jsonl", "rank.jsonl"):
+        path = directory / name
+        if not path.is_file():
+            raise DataError(path, "FAM-Bench instance file not found",
+                            expected="run `nutrireason fam build` first")
+        splits.append([json.loads(line) for line in path.read_text(encoding="utf-8")
+                       .splitlines() if line.strip()])
+    return instance_stats(*splits)

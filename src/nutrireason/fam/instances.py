@@ -1,0 +1,459 @@
+"""FAM-Bench instances (paper section 3.3, "Benchmark instantiation"; Appendix G).
+
+From the annotation pool and the resolved recipes:
+
+* **dish-level** instances ``(recipe, focal condition)`` labelled recommend / not_recommend, the
+  gold rationale (the decision's canonical ingredients) kept in ``gold`` and never shown to the
+  model; balanced across the 13 conditions first (equal quotas, water-filled where a condition's
+  pool is short) and then across labels (each condition as close to half and half as its pool
+  allows, the remainder moved to conditions with room so the whole split is balanced);
+* **comparative** instances: one to three target conditions and four dishes with strictly
+  different utilities (:mod:`nutrireason.fam.judgement`), so the gold full ranking follows from
+  the annotations; four distractor types; the best dish's position cycles over A-D; target
+  conditions are picked least-mentioned first so mentions stay balanced.
+
+Every instance carries ``evidence``: the recipe's weighed, canonical ingredients with the
+nutrients the knowledge base's vetoes read, and its nutrition, so the rule-based reference method
+can re-derive the gold from the knowledge base alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+from nutrireason.fam.annotate import Ingredient, recipe_ingredients
+from nutrireason.fam.judgement import NOT_REC, REC, Standing
+from nutrireason.fam.kb import ConditionKB
+from nutrireason.fam.vocabulary import Vocabulary
+from nutrireason.standards import load_standards, standards_dir
+from nutrireason.standards.loader import Number, RuleValue, Source, _Strict, load_model
+
+TASK_DISH, TASK_RANK = "fam_dish", "fam_rank"
+LETTERS = ("A", "B", "C", "D")
+DISTRACTORS = ("condition_discrimination", "eligible_dish_ranking",
+               "ingredient_coverage_discrimination", "combined_constraint_discrimination")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+
+
+class _Share(_Strict):
+    value: Number
+    source: Source
+
+
+class _BenchFile(_Strict):
+    version: int
+    source: Source
+    dish_size: RuleValue
+    rank_size: RuleValue
+    seed: RuleValue
+    distractor_shares: dict[str, _Share]
+    min_shared_ingredients: RuleValue
+    common_ingredients: RuleValue
+    attempts: RuleValue
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Sizes and sampling choices (``standards/data/fam_bench.yaml``)."""
+
+    dish_size: int
+    rank_size: int
+    seed: int
+    shares: dict[str, float]
+    min_shared: int
+    common: int
+    attempts: int
+
+
+def load_bench_config(path: Path | None = None) -> BenchConfig:
+    """The packaged (or given) ``fam_bench.yaml``; the four distractor types must be listed."""
+    path = path or standards_dir() / "fam_bench.yaml"
+    data = load_model(path, _BenchFile)
+    if set(data.distractor_shares) != set(DISTRACTORS):
+        raise DataError(path, "distractor types do not match", field="distractor_shares",
+                        value=sorted(data.distractor_shares), expected=", ".join(DISTRACTORS))
+    return BenchConfig(int(data.dish_size.value), int(data.rank_size.value), int(data.seed.value),
+                       {k: data.distractor_shares[k].value for k in DISTRACTORS},
+                       int(data.min_shared_ingredients.value), int(data.common_ingredients.value),
+                       int(data.attempts.value))
+
+
+@dataclass
+class Dish:
+    """One annotated, resolved recipe ready to become an option or a dish-level instance."""
+
+    recipe_id: str
+    standing: Standing
+    canonicals: frozenset[str]
+    view: dict[str, Any]
+    evidence: dict[str, Any]
+    lines: list[dict[str, str]]
+    image: str | None = None
+
+
+# --------------------------------------------------------------------------- dishes
+
+
+def veto_nutrients(kb: dict[str, ConditionKB]) -> list[str]:
+    """The nutrients any condition's vetoes read (kept per ingredient in ``evidence``)."""
+    return sorted({limit.nutrient for entry in kb.values() for limit in entry.nutrient_limits})
+
+
+def dish_view(record: dict[str, Any], nutrition: dict[str, Any] | None) -> dict[str, Any]:
+    """What the model sees of a recipe: title, ingredient lines, tags and estimated nutrition."""
+    view: dict[str, Any] = {"title": record["title"], "ingredients": list(record["ingredients"]),
+                            "dietary_tags": list(record.get("dietary_tags") or [])}
+    if record.get("servings"):
+        view["servings"] = record["servings"]
+    if nutrition:
+        per_serving = nutrition.get("per_serving")
+        basis, values = ("per serving", per_serving) if per_serving else (
+            "per 100 g", nutrition.get("per_100g") or {})
+        units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
+        view["nutrition"] = {"basis": f"{basis}, estimated from USDA SR28",
+                             "values": {k: f"{v:.4g} {units.get(k, '')}".strip()
+                                        for k, v in sorted(values.items()) if v is not None}}
+    return view
+
+
+def _evidence(items: list[Ingredient], nutrition: dict[str, Any] | None,
+              nutrients: list[str]) -> dict[str, Any]:
+    rows = [{"line": i.line, "canonical": i.canonical, "concepts": sorted(i.concepts),
+             "grams": round(i.grams, 3),
+             "nutrients": {n: i.nutrients[n] for n in nutrients
+                           if i.nutrients.get(n) is not None}} for i in items]
+    kept = {k: (nutrition or {}).get(k) for k in ("per_serving", "per_100g")}
+    return {"ingredients": rows, "nutrition": kept}
+
+
+def _lines(recipe: dict[str, Any], vocabulary: Vocabulary,
+           foods: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
+    """Every ingredient line with its parsed food phrase and canonical name ("" if unmatched)."""
+    rows = []
+    for item in recipe["ingredients"]:
+        canonical = ""
+        if item.get("ndb_no"):
+            food = foods.get(item["ndb_no"], {})
+            canonical = vocabulary.lookup(
+                item["ndb_no"], item.get("sr28_description") or food.get("description", ""),
+                food.get("group_code", "")).canonical
+        rows.append({"line": item["line"], "food": item.get("food") or "",
+                     "canonical": canonical})
+    return rows
+
+
+def find_image(recipe_id: str, record: dict[str, Any], images: Path | None) -> str | None:
+    """A local image for the recipe: ``images/<id>.<jpg|jpeg|png|webp>`` or a local file named
+    by the record's ``image``. Web URLs are never used (nothing is fetched at evaluation)."""
+    if images is not None:
+        for suffix in IMAGE_SUFFIXES:
+            path = images / f"{recipe_id}{suffix}"
+            if path.is_file():
+                return str(path.resolve())
+    named = record.get("image")
+    if isinstance(named, str) and "://" not in named and Path(named).is_file():
+        return str(Path(named).resolve())
+    return None
+
+
+def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[str, Any]],
+                kb: dict[str, ConditionKB], vocabulary: Vocabulary,
+                foods: dict[str, dict[str, Any]], images: Path | None = None) -> dict[str, Dish]:
+    """Annotated recipes with at least one entry, by recipe id (sorted)."""
+    resolved = {r["record"]["id"]: r for r in recipes}
+    nutrients = veto_nutrients(kb)
+    dishes: dict[str, Dish] = {}
+    for annotation in annotations:
+        recipe_id = annotation["recipe_id"]
+        if annotation["excluded"] or not (annotation["rec"] or annotation["not_rec"]):
+            continue
+        recipe = resolved.get(recipe_id)
+        if recipe is None:
+            raise DataError(None, "annotated recipe missing from the resolved recipes",
+                            field="recipe_id", value=recipe_id,
+                            expected="annotations and recipes from the same build")
+        items = recipe_ingredients(recipe, vocabulary, foods)
+        dishes[recipe_id] = Dish(
+            recipe_id, Standing.of(annotation), frozenset(i.canonical for i in items),
+            dish_view(recipe["record"], recipe.get("nutrition")),
+            _evidence(items, recipe.get("nutrition"), nutrients),
+            _lines(recipe, vocabulary, foods),
+            find_image(recipe_id, recipe["record"], images))
+    return dict(sorted(dishes.items()))
+
+
+# --------------------------------------------------------------------------- dish-level
+
+
+def water_fill(total: int, caps: dict[str, int]) -> dict[str, int]:
+    """Split ``total`` as evenly as possible over the keys, none above its cap."""
+    alloc = dict.fromkeys(caps, 0)
+    remaining = min(total, sum(caps.values()))
+    while remaining > 0:
+        active = [k for k in caps if alloc[k] < caps[k]]
+        share = remaining // len(active)
+        if share == 0:
+            for key in active[:remaining]:
+                alloc[key] += 1
+            break
+        for key in active:
+            give = min(share, caps[key] - alloc[key])
+            alloc[key] += give
+            remaining -= give
+    return alloc
+
+
+def rec_counts(quotas: dict[str, int], rec: dict[str, int], not_rec: dict[str, int]
+               ) -> dict[str, int]:
+    """Recommend instances per condition: each near half its quota, totalling half of all."""
+    low = {c: max(0, q - not_rec[c]) for c, q in quotas.items()}
+    high = {c: min(rec[c], q) for c, q in quotas.items()}
+    counts = {c: min(max(q // 2 + (i % 2) * (q % 2), low[c]), high[c])
+              for i, (c, q) in enumerate(quotas.items())}
+    target = sum(quotas.values()) // 2
+    while (gap := target - sum(counts.values())) != 0:
+        step = 1 if gap > 0 else -1
+        room = [c for c in quotas if (counts[c] < high[c] if step > 0 else counts[c] > low[c])]
+        if not room:
+            break
+        # Move the condition whose split is furthest from half in the other direction first.
+        room.sort(key=lambda c: step * (counts[c] - quotas[c] / 2))
+        for condition in room[:abs(gap)]:
+            counts[condition] += step
+    return counts
+
+
+def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int,
+                   labels: dict[str, str], rng: random.Random) -> list[dict[str, Any]]:
+    """Condition- and label-balanced dish-level instances (ids ``dish-00001`` ...)."""
+    sides: dict[str, dict[str, list[str]]] = {c: {REC: [], NOT_REC: []} for c in conditions}
+    for recipe_id, dish in dishes.items():
+        for condition, side in dish.standing.side.items():
+            if condition in sides:
+                sides[condition][side].append(recipe_id)
+    quotas = water_fill(size, {c: len(s[REC]) + len(s[NOT_REC]) for c, s in sides.items()})
+    recs = rec_counts(quotas, {c: len(s[REC]) for c, s in sides.items()},
+                      {c: len(s[NOT_REC]) for c, s in sides.items()})
+    chosen: list[tuple[str, str, str]] = []
+    for condition in conditions:
+        for side, count in ((REC, recs[condition]), (NOT_REC, quotas[condition] - recs[condition])):
+            chosen += [(rid, condition, side) for rid in rng.sample(sides[condition][side], count)]
+    rng.shuffle(chosen)
+    return [_dish_item(n, dishes[rid], condition, side, labels)
+            for n, (rid, condition, side) in enumerate(chosen, start=1)]
+
+
+def _dish_item(number: int, dish: Dish, condition: str, side: str,
+               labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "id": f"dish-{number:05d}", "task": TASK_DISH, "condition": condition,
+        "conditions": [condition], "condition_labels": [labels[condition]],
+        "recipe_id": dish.recipe_id, "dish": dish.view, "image": dish.image,
+        "gold": {"decision": side, "condition": condition,
+                 "rationale": dish.standing.evidence[condition], "ingredients": dish.lines},
+        "evidence": dish.evidence,
+    }
+
+
+# --------------------------------------------------------------------------- comparative
+
+
+@dataclass
+class _Drawer:
+    """Draws four dishes with distinct utilities for one distractor type and target set."""
+
+    dishes: dict[str, Dish]
+    config: BenchConfig
+    common: frozenset[str]
+    rng: random.Random
+    ids: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ids = list(self.dishes)
+
+    def draw(self, kind: str, targets: list[str]) -> list[str] | None:
+        """Four recipe ids, best first, or None when this target set cannot serve ``kind``."""
+        utility = {rid: self.dishes[rid].standing.utility(targets) for rid in self.ids}
+        tops = [rid for rid in self.ids if self._top_ok(kind, rid, targets, utility)]
+        if not tops:
+            return None
+        for _ in range(self.config.attempts):
+            top = self.rng.choice(tops)
+            picked = self._rest(kind, top, targets, utility)
+            if picked is not None:
+                return [top, *picked]
+        return None
+
+    def _top_ok(self, kind: str, rid: str, targets: list[str], utility: dict[str, int]) -> bool:
+        standing = self.dishes[rid].standing
+        if kind in ("condition_discrimination", "ingredient_coverage_discrimination"):
+            return standing.side.get(targets[0]) == REC
+        return standing.eligible(targets) and utility[rid] >= 1
+
+    def _rest(self, kind: str, top: str, targets: list[str],
+              utility: dict[str, int]) -> list[str] | None:
+        below = [rid for rid in self.ids if utility[rid] < utility[top]]
+        if kind == "condition_discrimination":
+            others = [rid for rid in below
+                      if any(c not in targets and s == REC
+                             for c, s in self.dishes[rid].standing.side.items())]
+            return self._levels(others, 3, utility)
+        if kind == "ingredient_coverage_discrimination":
+            shared = self.dishes[top].canonicals - self.common
+            others = [rid for rid in below if len(self.dishes[rid].canonicals & shared)
+                      >= self.config.min_shared]
+            return self._levels(others, 3, utility)
+        if kind == "combined_constraint_discrimination":
+            others = [rid for rid in below if _partial(self.dishes[rid].standing, targets)]
+            return self._levels(others, 3, utility)
+        eligible = [rid for rid in below if self.dishes[rid].standing.eligible(targets)]
+        second = self._levels(eligible, 1, utility)
+        if second is None:
+            return None
+        rest = self._levels([rid for rid in below if utility[rid] < utility[second[0]]], 2,
+                            utility)
+        return None if rest is None else second + rest
+
+    def _levels(self, candidates: list[str], count: int,
+                utility: dict[str, int]) -> list[str] | None:
+        """``count`` dishes with distinct utilities, highest first, or None."""
+        by_level: dict[int, list[str]] = {}
+        for rid in candidates:
+            by_level.setdefault(utility[rid], []).append(rid)
+        if len(by_level) < count:
+            return None
+        levels = sorted(self.rng.sample(sorted(by_level), count), reverse=True)
+        return [self.rng.choice(by_level[level]) for level in levels]
+
+
+def _partial(standing: Standing, targets: list[str]) -> bool:
+    """NotRec for at least one target and Rec for another: satisfies part of the constraints."""
+    sides = [standing.side.get(c) for c in targets]
+    return NOT_REC in sides and REC in sides
+
+
+def distractor_plan(size: int, shares: dict[str, float], rng: random.Random) -> list[str]:
+    """``size`` distractor types in proportion to ``shares`` (largest remainder), shuffled."""
+    total = sum(shares.values()) or 1.0
+    exact = {k: size * v / total for k, v in shares.items()}
+    counts = {k: int(v) for k, v in exact.items()}
+    for key in sorted(exact, key=lambda k: counts[k] - exact[k])[:size - sum(counts.values())]:
+        counts[key] += 1
+    plan = [k for k in DISTRACTORS for _ in range(counts.get(k, 0))]
+    rng.shuffle(plan)
+    return plan
+
+
+TARGET_COUNTS = {"condition_discrimination": (1,), "ingredient_coverage_discrimination": (1,),
+                 "eligible_dish_ranking": (2,), "combined_constraint_discrimination": (2, 3)}
+
+
+def _target_choices(kind: str, conditions: Sequence[str], mentions: Counter,
+                    rng: random.Random) -> Iterable[list[str]]:
+    """Target sets for ``kind``, least-mentioned conditions first."""
+    order = sorted(conditions, key=lambda c: (mentions[c], rng.random()))
+    counts = list(TARGET_COUNTS[kind])
+    rng.shuffle(counts)
+    for count in counts:
+        for first in order:
+            rest = [c for c in order if c != first]
+            for start in range(0, max(1, len(rest) - count + 2), 1):
+                partners = rest[start:start + count - 1]
+                if len(partners) == count - 1:
+                    yield [first, *partners]
+                if count == 1:
+                    break
+
+
+def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
+    """The ``count`` canonical ingredients found in the most dishes."""
+    counter = Counter(c for dish in dishes.values() for c in dish.canonicals)
+    return frozenset(name for name, _ in counter.most_common(count))
+
+
+def rank_instances(dishes: dict[str, Dish], conditions: Sequence[str], config: BenchConfig,
+                   size: int, labels: dict[str, str], rng: random.Random
+                   ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Comparative instances and, per distractor type, how many could not be drawn."""
+    drawer = _Drawer(dishes, config, common_canonicals(dishes, config.common), rng)
+    mentions: Counter = Counter()
+    items: list[dict[str, Any]] = []
+    missing: Counter = Counter()
+    for kind in distractor_plan(size, config.shares, rng):
+        drawn = None
+        for targets in _target_choices(kind, conditions, mentions, rng):
+            drawn = drawer.draw(kind, targets)
+            if drawn is not None:
+                break
+        if drawn is None:
+            missing[kind] += 1
+            continue
+        mentions.update(targets)
+        items.append(_rank_item(len(items), kind, targets, [dishes[r] for r in drawn], labels,
+                                rng))
+    return items, dict(missing)
+
+
+def _rank_item(index: int, kind: str, targets: list[str], ordered: list[Dish],
+               labels: dict[str, str], rng: random.Random) -> dict[str, Any]:
+    """One comparative item; the best dish sits at letter ``index % 4``."""
+    letters = list(LETTERS)
+    best = letters.pop(index % 4)
+    rng.shuffle(letters)
+    placed = dict(zip([best, *letters], ordered, strict=True))
+    by_letter = dict(sorted(placed.items()))
+    return {
+        "id": f"rank-{index + 1:05d}", "task": TASK_RANK, "distractor": kind,
+        "conditions": targets, "condition_labels": [labels[c] for c in targets],
+        "recipe_ids": {k: d.recipe_id for k, d in by_letter.items()},
+        "dishes": {k: d.view for k, d in by_letter.items()},
+        "images": {k: d.image for k, d in by_letter.items()},
+        "gold": {"ranking": [best, *letters],
+                 "labels": {k: d.standing.label(targets) for k, d in by_letter.items()},
+                 "utility": {k: d.standing.utility(targets) for k, d in by_letter.items()},
+                 "avoid_violations": {k: d.standing.violations(targets)
+                                      for k, d in by_letter.items()}},
+        "evidence": {k: d.evidence for k, d in by_letter.items()},
+    }
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> dict[str, Any]:
+    """Balance statistics (labels, conditions, distractor types, answer positions)."""
+    per_condition: dict[str, Counter] = {}
+    for item in dish:
+        per_condition.setdefault(item["condition"], Counter())[item["gold"]["decision"]] += 1
+    option_labels = Counter(v for item in rank for v in item["gold"]["labels"].values())
+    return {
+        "dish": {"instances": len(dish),
+                 "labels": dict(Counter(i["gold"]["decision"] for i in dish)),
+                 "conditions": {c: dict(v) for c, v in sorted(per_condition.items())},
+                 "recipes": len({i["recipe_id"] for i in dish}),
+                 "with_image": sum(i["image"] is not None for i in dish),
+                 "mean_rationale": _mean(len(i["gold"]["rationale"]) for i in dish)},
+        "rank": {"instances": len(rank),
+                 "distractors": dict(sorted(Counter(i["distractor"] for i in rank).items())),
+                 "answer_positions": dict(sorted(Counter(i["gold"]["ranking"][0]
+                                                         for i in rank).items())),
+                 "condition_mentions": dict(sorted(Counter(c for i in rank
+                                                           for c in i["conditions"]).items())),
+                 "targets_per_instance": dict(sorted(Counter(len(i["conditions"])
+                                                             for i in rank).items())),
+                 "option_labels": dict(option_labels),
+                 "options_with_avoid_violation": sum(bool(v) for i in rank for v in
+                                                     i["gold"]["avoid_violations"].values()),
+                 "with_all_images": sum(all(i["images"].values()) for i in rank)},
+    }
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return round(sum(values) / len(values), 3) if values else 0.0
