@@ -26,7 +26,7 @@ standards_app = typer.Typer(help="Standards files (thresholds, condition maps)."
 app.add_typer(data_app, name="data")
 app.add_typer(ngqa_app, name="ngqa")
 app.add_typer(standards_app, name="standards")
-fam_app = typer.Typer(help="FAM-Bench construction: knowledge base, annotation.",
+fam_app = typer.Typer(help="FAM-Bench construction: annotation, instances, statistics.",
                       no_args_is_help=True)
 app.add_typer(fam_app, name="fam")
 recipes_app = typer.Typer(help="Recipe corpora: parse, match to USDA SR28, nutrition.",
@@ -296,6 +296,75 @@ def fam_annotate(
     console.print(f"wrote {target}/annotations.jsonl and summary.json")
 
 
+@fam_app.command("build")
+@friendly
+def fam_build(
+    annotations: Annotated[Path | None, typer.Option(
+        help="A `fam annotate` directory (default: the last one).")] = None,
+    recipes: Annotated[Path | None, typer.Option(
+        help="A `recipes build` directory (default: the last build).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+    dish_size: Annotated[int | None, typer.Option(
+        min=1, help="Dish-level instances (default 1,500, the paper's).")] = None,
+    rank_size: Annotated[int | None, typer.Option(
+        min=1, help="Comparative instances (default 1,000, the paper's).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed (default 0).")] = None,
+    images: Annotated[Path | None, typer.Option(
+        help="Folder of dish images named <recipe id>.jpg/.png/.webp (for image inputs).")]
+    = None,
+) -> None:
+    """Dish-level and comparative FAM-Bench instances from the annotation pool."""
+    from nutrireason.fam.build import build_fam
+    from nutrireason.paths import builds_dir
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    pool = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
+    corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
+    target = out or builds_dir() / "fam" / "benchmark"
+    with console.status("building FAM-Bench instances"):
+        manifest = build_fam(pool, corpus, read_sr28(require("usda-sr28") / "sr28"), target,
+                             dish_size=dish_size, rank_size=rank_size, seed=seed, images=images)
+    print_fam_stats(manifest["stats"])
+    if manifest["rank_not_drawn"]:
+        console.print(f"[yellow]comparative instances not drawn, by type: "
+                      f"{manifest['rank_not_drawn']}[/]")
+    console.print(f"wrote {target}/dish.jsonl, rank.jsonl, stats.json, manifest.json")
+
+
+@fam_app.command("stats")
+@friendly
+def fam_stats(
+    directory: Annotated[Path | None, typer.Argument(
+        help="A `fam build` directory (default: the last build).")] = None,
+) -> None:
+    """Balance statistics of built FAM-Bench instances (labels, conditions, distractors,
+    answer positions), recomputed from the instance files."""
+    from nutrireason.fam.build import read_stats
+    from nutrireason.paths import builds_dir
+
+    print_fam_stats(read_stats(directory or builds_dir() / "fam" / "benchmark"))
+
+
+def print_fam_stats(stats: dict) -> None:
+    """Appendix G style tables: dish labels per condition, comparative balance."""
+    import pandas as pd
+
+    dish, rank = stats["dish"], stats["rank"]
+    rows = [{"condition": c, "dish recommend": v.get("recommend", 0),
+             "dish not_recommend": v.get("not_recommend", 0),
+             "rank mentions": rank["condition_mentions"].get(c, 0)}
+            for c, v in dish["conditions"].items()]
+    show(pd.DataFrame(rows), "FAM-Bench per-condition coverage (Appendix G, Table 5)")
+    console.print(f"dish-level: {dish['instances']:,} instances, labels {dish['labels']}, "
+                  f"{dish['recipes']:,} recipes, {dish['with_image']:,} with an image")
+    console.print(f"comparative: {rank['instances']:,} instances; distractors "
+                  f"{rank['distractors']}; answer positions {rank['answer_positions']}; "
+                  f"targets per instance {rank['targets_per_instance']}; option labels "
+                  f"{rank['option_labels']}; {rank['options_with_avoid_violation']:,} options "
+                  "violate an avoid list")
+
+
 @recipes_app.command("build")
 @friendly
 def recipes_build(
@@ -365,11 +434,50 @@ TASK_FILES = {"binary": "binary", "multilabel": "multi_label", "multi_label": "m
               "textgen": "text_generation", "text_generation": "text_generation"}
 
 
-def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None) -> Path:
-    """``ngqa`` -> the built NGQA file for (level, task); anything else is a JSONL path."""
+FAM_TASKS = {"dish": "dish.jsonl", "rank": "rank.jsonl"}
+
+
+def fam_file(task: str, directory: Path | None) -> Path:
+    """The built FAM-Bench file for ``task`` (dish or rank)."""
     from nutrireason.errors import DataError
     from nutrireason.paths import builds_dir
 
+    if task not in FAM_TASKS:
+        raise DataError(None, f"unknown FAM-Bench task {task!r}", expected="--task dish|rank")
+    path = (directory or builds_dir() / "fam" / "benchmark") / FAM_TASKS[task]
+    if not path.is_file():
+        raise DataError(path, "FAM-Bench instance file not found",
+                        expected="run `nutrireason fam build` first")
+    return path
+
+
+def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
+    """Method names for FAM-Bench prompting modes and an input mode."""
+    from nutrireason.errors import DataError
+    from nutrireason.methods.fam import INPUTS, MODES, method_name
+
+    if input_mode not in INPUTS:
+        raise DataError(None, f"unknown input mode {input_mode!r}",
+                        expected="--input text|text+image|image")
+    names = []
+    for mode in modes or ["baseline"]:
+        if mode == "reference":
+            names.append("fam-reference")
+        elif mode in MODES:
+            names.append(method_name(mode, input_mode))
+        else:
+            raise DataError(None, f"unknown FAM-Bench mode {mode!r}",
+                            expected="--mode baseline|cot|ki|cot-ki|reference")
+    return names
+
+
+def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None) -> Path:
+    """``ngqa`` / ``fam`` -> the built file for the task; anything else is a JSONL path."""
+    from nutrireason.errors import DataError
+    from nutrireason.paths import builds_dir
+
+    if benchmark == "fam":
+        return fam_file(task, directory)
     if benchmark != "ngqa":
         return Path(benchmark)
     if task not in TASK_FILES or level not in ("sparse", "standard", "complex"):
@@ -388,14 +496,21 @@ def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None
 @friendly
 def run_command(
     benchmark: Annotated[str, typer.Argument(
-        help="`ngqa` (with --task and --level) or a JSONL file of items.")],
+        help="`ngqa` (with --task and --level), `fam` (with --task, --mode, --input) or a "
+        "JSONL file of items.")],
     out: Annotated[Path, typer.Option(help="Run directory (records.jsonl + manifest.json).")],
-    task: Annotated[str, typer.Option(help="NGQA task: binary, multilabel or textgen.")]
-    = "binary",
+    task: Annotated[str | None, typer.Option(
+        help="NGQA: binary (default), multilabel or textgen; FAM-Bench: dish (default) or "
+        "rank.")] = None,
     level: Annotated[str, typer.Option(help="NGQA level: sparse, standard or complex.")]
     = "standard",
     benchmark_dir: Annotated[Path | None, typer.Option(
-        help="A built NGQA benchmark directory (default: the last build).")] = None,
+        help="A built NGQA or FAM-Bench directory (default: the last build).")] = None,
+    mode: Annotated[list[str] | None, typer.Option(
+        help="FAM-Bench prompting mode: baseline, cot, ki, cot-ki or reference; repeatable.")]
+    = None,
+    input_mode: Annotated[str, typer.Option(
+        "--input", help="FAM-Bench input: text, text+image or image.")] = "text",
     method: Annotated[list[str] | None, typer.Option(
         help="Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; "
         "repeatable.")] = None,
@@ -422,8 +537,10 @@ def run_command(
 
     settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                   json_mode=json_mode)
+    task = task or ("dish" if benchmark == "fam" else "binary")
     path = benchmark_file(benchmark, task, level, benchmark_dir)
-    default_method = ["plain"] if benchmark == "ngqa" else ["prompt"]
+    default_method = {"ngqa": ["plain"], "fam": fam_methods(mode, input_mode)}.get(
+        benchmark, ["prompt"])
     config = RunConfig(benchmark=path, out=out, methods=method or default_method,
                        models=model or ["scripted/echo"], settings=settings,
                        concurrency=concurrency, limit=limit, offset=offset, cache=cache,

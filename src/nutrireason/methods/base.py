@@ -77,7 +77,7 @@ class PromptMethod(Method):
 
 _METHODS: dict[str, Callable[..., Method]] = {"prompt": PromptMethod}
 # Modules whose import registers more methods; imported on first lookup.
-_METHOD_MODULES = ("nutrireason.methods.ngqa", "nutrireason.methods.tog")
+_METHOD_MODULES = ("nutrireason.methods.ngqa", "nutrireason.methods.tog", "nutrireason.methods.fam")
 
 
 def register_method(name: str, factory: Callable[..., Method]) -> None:

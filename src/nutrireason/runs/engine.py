@@ -47,7 +47,7 @@ from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Item fields copied into every record (``meta``) so scoring and reports need records alone.
 META_KEYS = ("level", "task", "user_id", "food_id", "food", "question", "signal",
-             "conditions", "diets", "condition", "options")
+             "conditions", "diets", "condition", "options", "distractor", "recipe_id")
 
 
 @dataclass

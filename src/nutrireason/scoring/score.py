@@ -13,8 +13,19 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   with ``bootstrap=0`` low = high = value. A group with no scored sample has ``metrics: {}``.
 * Breakdowns pool levels: one row per (method, model, task, condition) and per
   (method, model, task, diet); a sample counts for every condition / diet in its meta.
-* Tasks other than binary / multi_label / text_generation get ``accuracy`` (exact match) and
-  ``unparseable_rate``.
+* FAM-Bench ``fam_dish`` (see :mod:`nutrireason.scoring.fam_metrics`): ``accuracy`` of the
+  decision, ``recommend_rate``, ``unparseable_rate`` (parse failure or no decision: wrong, not a
+  "recommend", no citation), rationale micro precision / recall / F1 and macro F1 (mean
+  per-condition F1 over the conditions present) with citations mapped to the item's canonical
+  ingredient names, and ``_strict`` F1 variants on exact lower-cased strings.
+* FAM-Bench ``fam_rank``: ``top1_accuracy``, ``mrr``, ``kendall_tau`` (tau-a; a partial
+  ranking is completed with the missing letters in alphabetical order; unparseable scores 0 on
+  all three), ``unparseable_rate``, and cross-task consistency ``ctc`` = agreeing / all
+  (recommended, not recommended) pairs of the model's own decisions, pooled over the records
+  with a decision for every option (0 when there are no pairs), ``ctc_pairs`` (the total pair
+  count, not a mean) and ``ctc_coverage`` (share of records with usable decisions).
+* Other tasks than binary / multi_label / text_generation / fam_dish / fam_rank get
+  ``accuracy`` (exact match) and ``unparseable_rate``.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import numpy as np
 
 from nutrireason.io import atomic_path, write_json_atomic
 from nutrireason.runs.records import Record, read_records
+from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
 
 METRICS_FILE = "metrics.json"
@@ -138,6 +150,10 @@ def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) 
     if task == "text_generation":
         scores = None if bert is None else [0.0 if s is None else s for s in bert]
         return M.text_table(pred, gold, parse_ok, scores)
+    if task == "fam_dish":
+        return fam_metrics.dish_table(pred, gold, parse_ok)
+    if task == "fam_rank":
+        return fam_metrics.rank_table(pred, gold, parse_ok)
     bad = ~np.asarray(parse_ok, dtype=bool)
     exact = np.array([p == g for p, g in zip(pred, gold, strict=True)], dtype=bool) & ~bad
     return M.mean_table({"accuracy": exact, "unparseable_rate": bad})

@@ -1,0 +1,205 @@
+"""FAM-Bench methods (paper section 4.2): four prompting modes x three input modes, and a
+rule-based reference.
+
+Names: ``fam-baseline``, ``fam-cot``, ``fam-ki``, ``fam-cot-ki`` read the recipe as text;
+``fam-<mode>[text+image]`` adds the dish image(s), ``fam-<mode>[image]`` sends the image(s) and
+the question only. Items are ``nutrireason fam build`` instances (task ``fam_dish`` or
+``fam_rank``). A ranking sample makes one ranking call and then, for cross-task consistency, one
+dish-level call per option with the same conditions, mode and input (5 calls per sample); the
+option decisions go into ``parsed["option_decisions"]``.
+
+Images are local files sent as ``data:`` URLs; an item whose image is missing is recorded as an
+error (kind "bad_request"), never answered without it. ``fam-reference`` answers from the
+knowledge base and the instance's evidence without a model: it re-runs the annotation rules, so
+it scores 100 % exactly when the benchmark agrees with its own gold.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
+from nutrireason.fam.instances import TASK_DISH, TASK_RANK
+from nutrireason.fam.judgement import NOT_REC, REC, Standing
+from nutrireason.fam.kb import ConditionKB, load_kb
+from nutrireason.methods.base import Generator, Method, Prediction, register_method
+from nutrireason.methods.fam_prompts import (
+    LETTERS,
+    condition_question,
+    condition_reference,
+    parse_dish,
+    parse_rank,
+    payload_text,
+    system_prompt,
+)
+from nutrireason.models.errors import ModelError
+from nutrireason.models.types import (
+    ChatRequest,
+    GenerationSettings,
+    ImagePart,
+    ImageURL,
+    Message,
+    TextPart,
+)
+
+MODES = {"baseline": (False, False), "cot": (True, False), "ki": (False, True),
+         "cot-ki": (True, True)}
+INPUTS = ("text", "text+image", "image")
+
+
+def method_name(mode: str, input_mode: str = "text") -> str:
+    """``fam-<mode>`` plus ``[<input>]`` for the image input modes."""
+    return f"fam-{mode}" + ("" if input_mode == "text" else f"[{input_mode}]")
+
+
+def image_url(path: str | None, what: str) -> str:
+    """A ``data:`` URL for a local image file; a missing file is a non-retryable error."""
+    if not path or not Path(path).is_file():
+        raise ModelError("bad_request", f"{what}: no local image file ({path!r}); build the "
+                         "instances with `fam build --images DIR` or use text input")
+    mime = mimetypes.guess_type(path)[0] or "image/jpeg"
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return f"data:{mime};base64,{data}"
+
+
+class FamMethod(Method):
+    """One prompting mode with one input mode."""
+
+    def __init__(self, mode: str, input_mode: str,
+                 settings: GenerationSettings | None = None) -> None:
+        base = settings or GenerationSettings()
+        super().__init__(base.model_copy(update={"json_mode": True}))
+        self.mode, self.input_mode = mode, input_mode
+        self.cot, self.ki = MODES[mode]
+        self.name = method_name(mode, input_mode)
+        self._kb: dict[str, ConditionKB] | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return super().describe() | {"mode": self.mode, "input": self.input_mode}
+
+    @property
+    def kb(self) -> dict[str, ConditionKB]:
+        if self._kb is None:
+            self._kb = load_kb()
+        return self._kb
+
+    async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        if item["task"] == TASK_DISH:
+            return await self._dish(item, backend)
+        if item["task"] == TASK_RANK:
+            return await self._rank(item, backend)
+        raise ModelError("bad_request", f"item {item.get('id')!r} is not a FAM-Bench item")
+
+    async def _dish(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        parsed, mode = await self.judge(item["dish"], item.get("image"), item["conditions"],
+                                        item["condition_labels"], backend, item["id"])
+        return Prediction(parsed, parsed["decision"] is not None, extra={"parse_mode": mode})
+
+    async def judge(self, dish: dict[str, Any], image: str | None, conditions: list[str],
+                    labels: list[str], backend: Generator, what: str
+                    ) -> tuple[dict[str, Any], str]:
+        """One dish-level call: ({"decision", "ingredients"}, parse_mode)."""
+        payload = self._payload(conditions, labels, rank=False) | self._recipe(dish)
+        images = [(None, image)] if self.input_mode != "text" else []
+        messages = self._messages("dish", payload, images, what)
+        response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
+        return parse_dish(response.text)
+
+    async def _rank(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        payload = self._payload(item["conditions"], item["condition_labels"], rank=True)
+        payload["dishes"] = {k: self._recipe(v) for k, v in item["dishes"].items()}
+        images = [(k, item["images"].get(k)) for k in LETTERS] \
+            if self.input_mode != "text" else []
+        messages = self._messages("rank", payload, images, item["id"])
+        response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
+        parsed, mode = parse_rank(response.text)
+        decisions, modes = {}, {}
+        for letter in LETTERS:
+            answer, modes[letter] = await self.judge(
+                item["dishes"][letter], item["images"].get(letter), item["conditions"],
+                item["condition_labels"], backend, f"{item['id']} option {letter}")
+            decisions[letter] = answer["decision"]
+        parsed["option_decisions"] = decisions
+        return Prediction(parsed, bool(parsed["ranking"]),
+                          extra={"parse_mode": mode, "option_parse_modes": modes})
+
+    def _payload(self, conditions: list[str], labels: list[str], rank: bool) -> dict[str, Any]:
+        payload: dict[str, Any] = {"question": condition_question(labels, rank),
+                                   "conditions": labels}
+        if self.ki:
+            payload["condition_reference"] = {self.kb[c].label: condition_reference(self.kb[c])
+                                              for c in conditions}
+        return payload
+
+    def _recipe(self, dish: dict[str, Any]) -> dict[str, Any]:
+        """The recipe as shown: everything in text modes, nothing but the image otherwise."""
+        if self.input_mode == "image":
+            return {"recipe": "shown in the image"}
+        return {"recipe": dish}
+
+    def _messages(self, task: str, payload: dict[str, Any],
+                  images: list[tuple[str | None, str | None]], what: str) -> list[Message]:
+        system = Message(role="system", content=system_prompt(task, self.cot, self.ki))
+        text = payload_text(payload)
+        if not images:
+            return [system, Message(role="user", content=text)]
+        parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+        for letter, path in images:
+            if letter is not None:
+                parts.append(TextPart(text=f"Image of dish {letter}:"))
+            label = what if letter is None else f"{what} dish {letter}"
+            parts.append(ImagePart(image_url=ImageURL(url=image_url(path, label))))
+        return [system, Message(role="user", content=parts)]
+
+
+class FamReference(Method):
+    """Answers from the knowledge base and the instance's evidence, without a model."""
+
+    name = "fam-reference"
+
+    def __init__(self, settings: GenerationSettings | None = None) -> None:
+        super().__init__(settings)
+        self._kb: dict[str, ConditionKB] | None = None
+        self._thresholds: Thresholds | None = None
+
+    def _standing(self, evidence: dict[str, Any], conditions: list[str]) -> Standing:
+        if self._kb is None:
+            self._kb, self._thresholds = load_kb(), load_thresholds()
+        assert self._thresholds is not None
+        items = [Ingredient(i["line"], i["canonical"], frozenset(i["concepts"]), i["grams"],
+                            i["nutrients"]) for i in evidence["ingredients"]]
+        sides: dict[str, list[dict[str, Any]]] = {"Rec": [], "NotRec": []}
+        for condition in conditions:
+            decision = decide(self._kb[condition], items, evidence["nutrition"],
+                              self._thresholds)
+            if decision is not None:
+                sides[decision.side].append(vars(decision))
+        return Standing(sides["Rec"], sides["NotRec"])
+
+    async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        if item["task"] == TASK_DISH:
+            standing = self._standing(item["evidence"], item["conditions"])
+            side = standing.side.get(item["condition"])
+            parsed = {"decision": side,
+                      "ingredients": standing.evidence.get(item["condition"], [])}
+            return Prediction(parsed, side is not None)
+        standings = {k: self._standing(item["evidence"][k], item["conditions"])
+                     for k in LETTERS}
+        ranking = sorted(LETTERS, key=lambda k: -standings[k].utility(item["conditions"]))
+        decisions = {k: REC if s.label(item["conditions"]) == REC else NOT_REC
+                     for k, s in standings.items()}
+        return Prediction({"ranking": ranking, "option_decisions": decisions}, True)
+
+
+def _register() -> None:
+    for mode in MODES:
+        for input_mode in INPUTS:
+            register_method(method_name(mode, input_mode),
+                            lambda settings=None, m=mode, i=input_mode: FamMethod(m, i, settings))
+    register_method(FamReference.name, FamReference)
+
+
+_register()
