@@ -46,3 +46,14 @@ def resolver(sr28):
     from nutrireason.recipes.build import Resolver
 
     return Resolver.from_sr28(sr28)
+
+
+@pytest.fixture(scope="session")
+def recipe_build(tmp_path_factory, resolver) -> Path:
+    """The offline recipe corpus resolved against SR28 (a `recipes build` directory)."""
+    from nutrireason.recipes.build import build_corpus
+    from nutrireason.recipes.load import load_wikibooks
+
+    out = tmp_path_factory.mktemp("recipes")
+    build_corpus(load_wikibooks(real_bundle("recipes")), resolver, out, [], workers=2)
+    return out

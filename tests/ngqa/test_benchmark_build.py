@@ -13,9 +13,7 @@ from nutrireason.ngqa.build import build_benchmark, load_graph
 from nutrireason.ngqa.config import LEVELS, TASKS, load_ngqa_config
 from nutrireason.ngqa.questions import gold_answers, level_of
 from nutrireason.ngqa.users import annotate_users
-from nutrireason.recipes.build import build_corpus
 from nutrireason.recipes.foods import FoodTables
-from nutrireason.recipes.load import load_wikibooks
 from nutrireason.sources.nhanes_bundle import read_nhanes_bundle
 from tests.conftest import real_bundle
 
@@ -23,10 +21,9 @@ LINKS = ("match", "contradict", "need")
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory, nhanes_bundle_dirs, resolver):
+def inputs(nhanes_bundle_dirs, recipe_build):
     users = annotate_users(read_nhanes_bundle(*nhanes_bundle_dirs)).users
-    recipes_out = tmp_path_factory.mktemp("recipes")
-    build_corpus(load_wikibooks(real_bundle("recipes")), resolver, recipes_out, [], workers=2)
+    recipes_out = recipe_build
     foods = FoodTables(pd.read_parquet(recipes_out / "foods.parquet"),
                        pd.read_parquet(recipes_out / "food_ingredients.parquet"))
     return users, foods

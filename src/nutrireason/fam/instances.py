@@ -445,7 +445,7 @@ def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> di
                                                          for i in rank).items())),
                  "condition_mentions": dict(sorted(Counter(c for i in rank
                                                            for c in i["conditions"]).items())),
-                 "targets_per_instance": dict(sorted(Counter(len(i["conditions"])
+                 "targets_per_instance": dict(sorted(Counter(str(len(i["conditions"]))
                                                              for i in rank).items())),
                  "option_labels": dict(option_labels),
                  "options_with_avoid_violation": sum(bool(v) for i in rank for v in

@@ -3,10 +3,14 @@
 ``build_report(run_dirs, out)`` reads each run's ``metrics.json`` (from ``nutrireason score``)
 and ``records.jsonl`` and writes into ``out``:
 
-* ``table3.md``, ``table3.csv``, ``table3.tex``: NGQA Table 3 (level x method by task metrics);
-* ``efficiency.md``/``.csv`` and ``retrieval.md``/``.csv``;
-* ``efficiency.png``/``.svg`` (Figure 4) and ``retrieval.png``/``.svg`` (Figure 5, when any
-  method reports retrieval);
+* when the runs have NGQA groups (binary, multi_label, text_generation):
+  ``table3.md``/``.csv``/``.tex`` (NGQA Table 3: level x method by task metrics),
+  ``efficiency.md``/``.csv`` and ``retrieval.md``/``.csv``, ``efficiency.png``/``.svg``
+  (Figure 4) and ``retrieval.png``/``.svg`` (Figure 5, when any method reports retrieval);
+* when the runs have FAM-Bench groups (fam_dish, fam_rank): ``fam_table1.md``/``.csv``/``.tex``
+  (Table 1: model x mode), ``fam_modality.md``/``.csv``/``.tex`` (Table 2, when a method has a
+  text+image or image-only variant) and ``fam_radar.png``/``.svg`` (Task 1 accuracy per
+  condition, when metrics.json has fam_dish condition breakdowns);
 * ``report.html``: everything above plus a per-sample browser, with no network resources.
 """
 
@@ -82,9 +86,12 @@ def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMP
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
     frame = tables.groups_frame(metrics)
-    built = {"table3": tables.table3(frame), "efficiency": tables.efficiency_table(frame),
-             "retrieval": tables.retrieval_table(frame)}
+    built = {**tables.ngqa_tables(frame), **tables.fam_tables(frame)}
     tables.write_tables(built, out)
-    figures = plots.write_plots(tables.efficiency_frame(frame),
-                                tables.retrieval_by_method(frame), out)
+    ngqa = tables.ngqa_frame(frame)
+    figures = plots.write_plots(tables.efficiency_frame(ngqa), tables.retrieval_by_method(ngqa),
+                                out)
+    radar = plots.fam_radar_plot(tables.fam_condition_frame(metrics), out)
+    if radar is not None:
+        figures.append(radar)
     return html.write_html(runs, built, figures, out / "report.html", max_samples=max_samples)

@@ -19,7 +19,15 @@ from markupsafe import Markup
 
 from nutrireason.io import write_text_atomic
 from nutrireason.report.plots import Plot
-from nutrireason.report.tables import LEVELS, TASK_LABELS, TASKS, Table, ordered
+from nutrireason.report.tables import (
+    FAM_TASK_LABELS,
+    FAM_TASKS,
+    LEVELS,
+    TASK_LABELS,
+    TASKS,
+    Table,
+    ordered,
+)
 
 TEMPLATE = "report.html.j2"
 OUTCOMES = ("correct", "incorrect", "error")
@@ -55,10 +63,34 @@ def _hashable(value: Any) -> Any:
     return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
 
 
+def _field(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _top(value: Any) -> Any:
+    """The first entry of a FAM-Bench answer's ``ranking``, or None."""
+    ranking = _field(value, "ranking")
+    return ranking[0] if isinstance(ranking, list) and ranking else None
+
+
+def _right(task: str, parsed: Any, gold: Any) -> bool:
+    """Whether an answer is right: FAM-Bench Task 1 by the decision, Task 2 by the top-ranked
+    dish, NGQA tasks by :func:`_same`."""
+    if task == "fam_dish":
+        decision = _field(parsed, "decision")
+        return decision is not None and decision == _field(gold, "decision")
+    if task == "fam_rank":
+        top = _top(parsed)
+        return top is not None and top == _top(gold)
+    return _same(parsed, gold)
+
+
 def outcome(record: Any) -> str:
     if record.status == "error":
         return "error"
-    return "correct" if record.parse_ok and _same(record.parsed, record.gold) else "incorrect"
+    task = str((record.meta or {}).get("task", ""))
+    right = record.parse_ok and _right(task, record.parsed, record.gold)
+    return "correct" if right else "incorrect"
 
 
 def _text(value: Any) -> str:
@@ -104,6 +136,11 @@ def _environment() -> jinja2.Environment:
     )
 
 
+def _figure(plot: Plot) -> dict[str, Any]:
+    return {"title": plot.title, "svg": Markup(plot.inline_svg()), "png": plot.png.name,
+            "svg_file": plot.svg.name}
+
+
 def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot], *,
                 max_samples: int) -> str:
     records = [record for run in runs for record in run.records]
@@ -113,17 +150,17 @@ def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[P
                           if (m := run.metrics.get("bertscore_model")) is not None)
     filters = [
         ("method", "Method", ordered(s.method for s in samples)),
-        ("level", "Level", ordered((s.level for s in samples), LEVELS)),
-        ("task", "Task", ordered((s.task for s in samples), TASKS)),
+        ("level", "Level", ordered((s.level for s in samples if s.level), LEVELS)),
+        ("task", "Task", ordered((s.task for s in samples), TASKS + FAM_TASKS)),
         ("outcome", "Outcome", ordered((s.outcome for s in samples), OUTCOMES)),
     ]
     return _environment().get_template(TEMPLATE).render(
         runs=[{"name": run.metrics.get("run") or run.path.name,
                "records": run.metrics.get("records", len(run.records)),
                "bertscore_model": run.metrics.get("bertscore_model")} for run in runs],
-        tables=tables, task_labels=TASK_LABELS,
-        plots=[{"title": p.title, "svg": Markup(p.inline_svg()), "png": p.png.name,
-                "svg_file": p.svg.name} for p in plots],
+        tables=tables, task_labels={**TASK_LABELS, **FAM_TASK_LABELS},
+        plots=[_figure(p) for p in plots if p.section != "fam"],
+        fam_plots=[_figure(p) for p in plots if p.section == "fam"],
         bert_models=bert_models, samples=samples, total=total, capped=total > len(samples),
         max_samples=max_samples, filters=filters,
     )

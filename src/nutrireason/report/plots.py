@@ -1,4 +1,5 @@
-"""Report figures: efficiency per method (NGQA Figure 4) and retrieval P/R/F1 (Figure 5).
+"""Report figures: efficiency per method (NGQA Figure 4), retrieval P/R/F1 (Figure 5) and the
+FAM-Bench radar of Task 1 decision accuracy per condition.
 
 Deterministic output: figures are drawn on the Agg canvas directly (no GUI backend, no pyplot
 state, the process-wide backend is left alone), with fixed sizes and DPI, ``svg.hashsalt`` set to
@@ -17,7 +18,9 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from nutrireason.fam.kb import CONDITION_IDS
 from nutrireason.io import atomic_path
+from nutrireason.report.tables import fam_label, fam_sorted, ordered
 
 DPI = 100
 RC = {"svg.hashsalt": "nutrireason", "svg.fonttype": "none", "font.size": 9,
@@ -25,6 +28,14 @@ RC = {"svg.hashsalt": "nutrireason", "svg.fonttype": "none", "font.size": 9,
 PNG_METADATA = {"Software": None}
 SVG_METADATA = {"Date": None, "Creator": None}
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
+LINESTYLES = ("-", "--", ":", "-.")
+CONDITION_LABELS = {
+    "hypertension": "Hypertension", "type_2_diabetes": "Type 2 diabetes",
+    "chronic_kidney_disease": "CKD", "gerd": "GERD", "nafld": "NAFLD", "ibs": "IBS",
+    "osteoporosis": "Osteoporosis", "stroke": "Stroke", "cardiovascular_disease": "CVD",
+    "obesity": "Obesity", "gout": "Gout", "celiac_disease": "Celiac disease",
+    "iron_deficiency_anemia": "Iron-deficiency\nanemia",
+}
 
 
 @dataclass
@@ -33,6 +44,7 @@ class Plot:
     title: str
     png: Path
     svg: Path
+    section: str = "ngqa"  # where the HTML report shows it: "ngqa" or "fam"
 
     def inline_svg(self) -> str:
         """The SVG for embedding in HTML: no XML prolog, DOCTYPE or RDF metadata block."""
@@ -49,7 +61,7 @@ def _labels(frame: pd.DataFrame) -> list[str]:
     return list(frame["method"])
 
 
-def _save(figure: Figure, out: Path, name: str, title: str) -> Plot:
+def _save(figure: Figure, out: Path, name: str, title: str, section: str = "ngqa") -> Plot:
     FigureCanvasAgg(figure)
     png, svg = out / f"{name}.png", out / f"{name}.svg"
     with matplotlib.rc_context(RC):
@@ -57,7 +69,7 @@ def _save(figure: Figure, out: Path, name: str, title: str) -> Plot:
             figure.savefig(tmp, format="png", dpi=DPI, metadata=PNG_METADATA)
         with atomic_path(svg) as tmp:
             figure.savefig(tmp, format="svg", metadata=SVG_METADATA)
-    return Plot(name, title, png, svg)
+    return Plot(name, title, png, svg, section)
 
 
 def efficiency_plot(data: pd.DataFrame, out: Path) -> Plot | None:
@@ -111,3 +123,48 @@ def write_plots(efficiency: pd.DataFrame, retrieval: pd.DataFrame, out: Path) ->
     out.mkdir(parents=True, exist_ok=True)
     plots = [efficiency_plot(efficiency, out), retrieval_plot(retrieval, out)]
     return [p for p in plots if p is not None]
+
+
+def condition_label(condition: str) -> str:
+    return CONDITION_LABELS.get(condition, condition.replace("_", " ").capitalize())
+
+
+def _radar_series(data: pd.DataFrame, conditions: list[str]) -> list[tuple[str, np.ndarray]]:
+    """(legend label, accuracy per condition, NaN where missing) per (method, model)."""
+    multi_model = data["model"].nunique() > 1
+    lookup = {(r.method, r.model, r.condition): r.accuracy for r in data.itertuples()}
+    series = []
+    for model, method in fam_sorted(zip(data["model"], data["method"], strict=True)):
+        label = fam_label(method) + (f" - {model}" if multi_model else "")
+        values = [lookup.get((method, model, c), np.nan) for c in conditions]
+        series.append((label, np.array(values, dtype=float)))
+    return series
+
+
+def fam_radar_plot(data: pd.DataFrame, out: Path) -> Plot | None:
+    """FAM-Bench Task 1 decision accuracy per condition: one polygon per (method, model) over
+    the conditions present (``data`` from :func:`tables.fam_condition_frame`)."""
+    if data.empty:
+        return None
+    conditions = ordered(data["condition"], CONDITION_IDS)
+    angles = np.linspace(0.0, 2 * np.pi, len(conditions), endpoint=False)
+    closed = np.append(angles, angles[:1])
+    with matplotlib.rc_context(RC):
+        figure = Figure(figsize=(9.5, 6.5), dpi=DPI, layout="constrained")
+        ax = figure.add_subplot(projection="polar")
+        for i, (label, values) in enumerate(_radar_series(data, conditions)):
+            ring = np.append(values, values[:1])
+            color = COLORS[i % len(COLORS)]
+            ax.plot(closed, ring, color=color, linewidth=1.4, marker="o", markersize=3,
+                    linestyle=LINESTYLES[(i // len(COLORS)) % len(LINESTYLES)], label=label)
+            if np.isfinite(ring).all():
+                ax.fill(closed, ring, color=color, alpha=0.06)
+        ax.set_xticks(angles, [condition_label(c) for c in conditions])
+        ax.tick_params(axis="x", pad=8)
+        ax.set_ylim(0.0, 1.0)
+        ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], color="#5b6570")
+        ax.set_rlabel_position(float(np.degrees(angles[1] / 2)) if len(angles) > 1 else 0.0)
+        figure.legend(loc="outside right upper", frameon=False)
+        figure.suptitle("FAM-Bench Task 1: decision accuracy per condition")
+    return _save(figure, out, "fam_radar", "FAM-Bench Task 1 decision accuracy per condition",
+                 section="fam")

@@ -1,8 +1,11 @@
-"""The paper-shaped tables of a report: NGQA Table 3, efficiency and retrieval.
+"""The paper-shaped tables of a report: NGQA Table 3, efficiency, retrieval and FAM-Bench.
 
 Each table is built once as a :class:`Table` (index columns, grouped value columns, rows of
 formatted strings, backed by a pandas frame of numbers) and rendered to Markdown, CSV and LaTeX
-here, and to HTML by the report template. Missing cells are empty strings.
+here, and to HTML by the report template. The NGQA tables read only the NGQA tasks (binary,
+multi_label, text_generation) and leave missing cells empty; the FAM-Bench tables (Table 1:
+both tasks per model and mode; Table 2: input modality) read fam_dish / fam_rank and show
+missing cells as "-".
 """
 
 from __future__ import annotations
@@ -272,6 +275,225 @@ def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["method", "model"] + [n for n, _ in RETRIEVAL])
 
 
+# --- FAM-Bench -------------------------------------------------------------------------------
+
+FAM_TASKS = ("fam_dish", "fam_rank")
+FAM_TASK_LABELS = {"fam_dish": "FAM Task 1 (dish)", "fam_rank": "FAM Task 2 (ranking)"}
+FAM_MODES = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
+             "reference": "reference"}
+FAM_INPUTS = ("text", "text+image", "image")
+MISSING = "-"
+# Per task: the spanning header and (metric, label, shown as a percentage) in Table 1 order.
+FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
+    "fam_dish": ("Task 1: dish suitability", (
+        ("accuracy", "Acc.", True), ("rationale_macro_f1", "Macro-F1", False),
+        ("rationale_micro_f1", "Micro-F1", False),
+        ("rationale_macro_f1_strict", "Macro-F1 strict", False),
+        ("rationale_micro_f1_strict", "Micro-F1 strict", False),
+        ("unparseable_rate", "Unparseable", True))),
+    "fam_rank": ("Task 2: ranking", (
+        ("top1_accuracy", "Top-1", True), ("mrr", "MRR", False),
+        ("kendall_tau", "Kendall tau", False), ("ctc", "CTC", False),
+        ("unparseable_rate", "Unparseable", True))),
+}
+# Per task: the spanning header of Table 2 and the metric compared across inputs.
+FAM_MODALITY = {"fam_dish": ("Task 1: accuracy", "accuracy"),
+                "fam_rank": ("Task 2: top-1", "top1_accuracy")}
+_MODALITY_COLUMNS = (("text+image", "T+I"), ("text", "T-only"), ("image", "I-only"))
+_FAM_METHOD = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
+
+
+def fam_method(method: str) -> tuple[str, str]:
+    """(mode, input) of a FAM-Bench method name: ``fam-cot-ki[image]`` -> ("cot-ki", "image");
+    no ``[...]`` suffix means text input."""
+    match = _FAM_METHOD.match(method)
+    if match is None:
+        return method, "text"
+    return match["mode"], match["input"] or "text"
+
+
+def fam_label(method: str) -> str:
+    """Display name of a FAM-Bench method: "CoT+KI", or "CoT+KI (text+image)" for a variant."""
+    mode, source = fam_method(method)
+    label = FAM_MODES.get(mode, mode)
+    return label if source == "text" else f"{label} ({source})"
+
+
+def ngqa_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The NGQA groups (binary, multi_label, text_generation) of a groups frame."""
+    return frame[frame["task"].isin(TASKS)]
+
+
+def fam_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The FAM-Bench groups of a groups frame, with ``mode`` and ``input`` columns added."""
+    part = frame[frame["task"].isin(FAM_TASKS)].copy()
+    part["mode"] = [fam_method(method)[0] for method in part["method"]]
+    part["input"] = [fam_method(method)[1] for method in part["method"]]
+    return part
+
+
+def _number(value: Any) -> float | None:
+    """A metric value as a float; None for missing, non-numeric or NaN."""
+    if value is None or isinstance(value, bool | str):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number
+
+
+def _fam_cell(value: float | None, percent: bool) -> str:
+    if value is None:
+        return MISSING
+    return f"{100 * value:.2f}" if percent else f"{value:.4f}"
+
+
+def _fam_delta(first: float | None, second: float | None) -> str:
+    """first - second in percentage points, from the rounded percentages shown beside it."""
+    if first is None or second is None:
+        return MISSING
+    delta = round(round(100 * first, 2) - round(100 * second, 2), 2) + 0.0  # no "-0.00"
+    return f"{delta:+.2f}"
+
+
+def _fam_tasks(part: pd.DataFrame) -> list[str]:
+    return [task for task in FAM_TASKS if task in set(part["task"])]
+
+
+def fam_sorted(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Distinct (model, method) pairs in FAM-Bench display order: per model (as first seen),
+    text input first and then each input variant; modes in the order baseline, CoT, KI,
+    CoT+KI, reference, unknown ones after."""
+    pairs = list(dict.fromkeys(pairs))
+    models = ordered(model for model, _ in pairs)
+    methods = ordered(method for _, method in pairs)
+    modes = ordered((fam_method(m)[0] for m in methods), tuple(FAM_MODES))
+    inputs = ordered((fam_method(m)[1] for m in methods), FAM_INPUTS)
+
+    def rank(pair: tuple[str, str]) -> tuple[int, int, int, int]:
+        mode, source = fam_method(pair[1])
+        return (models.index(pair[0]), inputs.index(source), modes.index(mode),
+                methods.index(pair[1]))
+
+    return sorted(pairs, key=rank)
+
+
+def fam_table1(frame: pd.DataFrame) -> Table | None:
+    """FAM-Bench Table 1: rows model x mode (input variants as extra rows), columns grouped by
+    task; None when the runs have no FAM-Bench group."""
+    part = fam_frame(frame)
+    if part.empty:
+        return None
+    tasks = _fam_tasks(part)
+    sources = [(task, name, percent) for task in tasks for name, _, percent in FAM_TABLE1[task][1]]
+    columns = [Column(f"{task}_{name}", label, FAM_TABLE1[task][0])
+               for task in tasks for name, label, _ in FAM_TABLE1[task][1]]
+    lookup = {(r["model"], r["method"], r["task"]): r for r in part.to_dict("records")}
+    rows, csv_rows = [], []
+    for model, method in fam_sorted(zip(part["model"], part["method"], strict=True)):
+        mode, source = fam_method(method)
+        row = [model, fam_label(method)]
+        csv_row: dict[str, Any] = {"model": model, "method": method, "mode": mode,
+                                   "input": source}
+        for task in tasks:
+            group = lookup.get((model, method, task))
+            csv_row[f"{task}_n"] = int(group["n"]) if group else None
+        for task, name, percent in sources:
+            group = lookup.get((model, method, task))
+            value = _number(group.get(f"metric.{name}")) if group else None
+            row.append(_fam_cell(value, percent))
+            csv_row[f"{task}_{name}"] = value
+        rows.append(row)
+        csv_rows.append(csv_row)
+    csv_frame = pd.DataFrame(csv_rows)
+    for task in tasks:
+        csv_frame[f"{task}_n"] = csv_frame[f"{task}_n"].astype("Int64")  # no "40.0"
+    notes = ["Acc., Top-1 and Unparseable are percentages; the other columns are on the "
+             "metric's own scale. '-': not measured. The CSV holds unrounded fractions."]
+    return Table([Column("model", "Model"), Column("mode", "Mode")], columns, rows,
+                 csv_frame=csv_frame, notes=notes)
+
+
+def _modality_keys(part: pd.DataFrame) -> list[tuple[str, str]]:
+    """(model, mode) pairs with at least one non-text input variant, in display order."""
+    variants = part[part["input"] != "text"]
+    pairs = set(zip(variants["model"], variants["mode"], strict=True))
+    return [(model, mode) for model in ordered(part["model"])
+            for mode in ordered(part["mode"], tuple(FAM_MODES)) if (model, mode) in pairs]
+
+
+def fam_modality(frame: pd.DataFrame) -> Table | None:
+    """FAM-Bench Table 2: per (model, mode), Task 1 accuracy and Task 2 top-1 with text+image,
+    text-only and image-only input and the differences; None without a non-text variant."""
+    part = fam_frame(frame)
+    keys = _modality_keys(part)
+    if not keys:
+        return None
+    tasks = _fam_tasks(part)
+    values = {(r["model"], r["mode"], r["input"], r["task"]):
+              _number(r.get(f"metric.{FAM_MODALITY[r['task']][1]}"))
+              for r in part.to_dict("records")}
+    columns = []
+    for task in tasks:
+        group = FAM_MODALITY[task][0]
+        columns += [Column(f"{task}_{source.replace('+', '_')}", label, group)
+                    for source, label in _MODALITY_COLUMNS]
+        columns += [Column(f"{task}_delta_image", "Δimg", group),
+                    Column(f"{task}_delta_text", "Δtxt", group)]
+    rows, csv_rows = [], []
+    for model, mode in keys:
+        row = [model, FAM_MODES.get(mode, mode)]
+        csv_row: dict[str, Any] = {"model": model, "mode": mode}
+        for task in tasks:
+            both, text, image = (values.get((model, mode, source, task))
+                                 for source, _ in _MODALITY_COLUMNS)
+            row += [_fam_cell(v, True) for v in (both, text, image)]
+            row += [_fam_delta(both, text), _fam_delta(both, image)]
+            csv_row.update({f"{task}_text_image": both, f"{task}_text": text,
+                            f"{task}_image": image,
+                            f"{task}_delta_image": _difference(both, text),
+                            f"{task}_delta_text": _difference(both, image)})
+        rows.append(row)
+        csv_rows.append(csv_row)
+    notes = ["Percentages. T+I: text and image input; Δimg = T+I − T-only and "
+             "Δtxt = T+I − I-only, in points of the rounded cells. The CSV holds unrounded "
+             "fractions."]
+    return Table([Column("model", "Model"), Column("mode", "Mode")], columns, rows,
+                 csv_frame=pd.DataFrame(csv_rows), notes=notes)
+
+
+def _difference(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else first - second
+
+
+def fam_condition_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Task 1 decision accuracy per condition from the fam_dish condition breakdowns: one row
+    per (method, model, condition); when runs repeat one, the last run given wins."""
+    rows = []
+    for data in metrics:
+        breakdowns = data.get("breakdowns") if isinstance(data, dict) else None
+        entries = breakdowns.get("condition") if isinstance(breakdowns, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            row = _condition_row(entry)
+            if row is not None:
+                rows.append(row)
+    frame = pd.DataFrame(rows, columns=["method", "model", "condition", "n", "accuracy"])
+    return frame.drop_duplicates(["method", "model", "condition"], keep="last")
+
+
+def _condition_row(entry: Any) -> dict[str, Any] | None:
+    if not isinstance(entry, dict) or entry.get("task") != "fam_dish":
+        return None
+    metrics = entry.get("metrics")
+    accuracy = _number(_value(metrics.get("accuracy"))) if isinstance(metrics, dict) else None
+    if accuracy is None:
+        return None
+    return {"method": str(entry.get("method")), "model": str(entry.get("model")),
+            "condition": str(entry.get("condition")), "n": entry.get("n", 0),
+            "accuracy": accuracy}
+
+
 # --- renderers -------------------------------------------------------------------------------
 
 
@@ -297,7 +519,7 @@ def to_csv(table: Table) -> str:
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "Δ": r"$\Delta$"}
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
@@ -324,7 +546,7 @@ def to_latex(table: Table) -> str:
     previous_level = None
     for row in table.rows:
         cells = [latex_escape(v) for v in row]
-        if table.index and table.index[0].key == "level":
+        if table.index and table.index[0].key in ("level", "model"):
             if row[0] == previous_level:
                 cells[0] = ""
             elif previous_level is not None:
@@ -335,18 +557,36 @@ def to_latex(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
+    """NGQA Table 3, efficiency and retrieval over the NGQA groups; none without any."""
+    part = ngqa_frame(frame)
+    if part.empty:
+        return {}
+    return {"table3": table3(part), "efficiency": efficiency_table(part),
+            "retrieval": retrieval_table(part)}
+
+
+def fam_tables(frame: pd.DataFrame) -> dict[str, Table]:
+    """FAM-Bench Table 1, and Table 2 when some method has a non-text input variant."""
+    built = {"fam_table1": fam_table1(frame), "fam_modality": fam_modality(frame)}
+    return {name: table for name, table in built.items() if table is not None}
+
+
 def build_tables(metrics: Sequence[dict[str, Any]]) -> dict[str, Table]:
     frame = groups_frame(metrics)
-    return {"table3": table3(frame), "efficiency": efficiency_table(frame),
-            "retrieval": retrieval_table(frame)}
+    return {**ngqa_tables(frame), **fam_tables(frame)}
+
+
+LATEX_TABLES = ("table3", "fam_table1", "fam_modality")
 
 
 def write_tables(tables: dict[str, Table], out: Path) -> list[Path]:
-    """table3.{md,csv,tex}, efficiency.{md,csv}, retrieval.{md,csv} under ``out``."""
+    """``<name>.md`` and ``<name>.csv`` per table under ``out``, and ``<name>.tex`` for
+    Table 3 and the FAM-Bench tables."""
     written = []
     for name, table in tables.items():
         written.append(write_text_atomic(out / f"{name}.md", to_markdown(table)))
         written.append(write_text_atomic(out / f"{name}.csv", to_csv(table)))
-        if name == "table3":
+        if name in LATEX_TABLES:
             written.append(write_text_atomic(out / f"{name}.tex", to_latex(table)))
     return written
