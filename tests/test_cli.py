@@ -31,6 +31,8 @@ EXPECTED_COMMANDS = {
     ("score",),
     ("fam",),
     ("fam", "annotate"),
+    ("fam", "build"),
+    ("fam", "stats"),
     ("report",),
 }
 

@@ -277,18 +277,29 @@ def fam_annotate(
     out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
 ) -> None:
     """Rule-grounded Rec/NotRec annotation of resolved recipes for the 13 conditions."""
+    import json
+
     import pandas as pd
 
-    from nutrireason.fam.pool import build_pool, read_recipes
+    from nutrireason.fam.pool import GENERATOR, build_pool, read_recipes, rule_files
+    from nutrireason.io import input_fingerprints, up_to_date
     from nutrireason.paths import builds_dir
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
     folder = recipes or builds_dir() / "recipes"
-    corpus = read_recipes(folder / "recipes.jsonl")
     target = out or builds_dir() / "fam" / "annotations"
+    inputs = [folder / "recipes.jsonl", *rule_files()]
+    if (folder / "recipes.jsonl").is_file() and up_to_date(
+            target / "manifest.json", input_fingerprints(inputs), generator=GENERATOR):
+        console.print(f"FAM annotation: {target} is up to date with its inputs; not rebuilt")
+        summary = json.loads((target / "summary.json").read_text(encoding="utf-8"))
+        show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
+        return
+    corpus = read_recipes(folder / "recipes.jsonl")
     with console.status(f"annotating {len(corpus):,} recipes"):
-        summary = build_pool(corpus, read_sr28(require("usda-sr28") / "sr28"), target)
+        summary = build_pool(corpus, read_sr28(require("usda-sr28") / "sr28"), target,
+                             inputs=inputs)
     show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
     console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
                   f"{summary['with_any_entry']:,} with at least one entry; excluded: "
@@ -314,7 +325,8 @@ def fam_build(
     = None,
 ) -> None:
     """Dish-level and comparative FAM-Bench instances from the annotation pool."""
-    from nutrireason.fam.build import build_fam
+    from nutrireason.fam.build import build_fam, build_inputs, read_stats, settings_of
+    from nutrireason.io import input_fingerprints, up_to_date
     from nutrireason.paths import builds_dir
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
@@ -322,6 +334,13 @@ def fam_build(
     pool = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
     corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
     target = out or builds_dir() / "fam" / "benchmark"
+    settings = settings_of(dish_size, rank_size, seed, images)
+    if pool.is_file() and corpus.is_file() and up_to_date(
+            target / "manifest.json", input_fingerprints(build_inputs(pool, corpus)),
+            settings=settings):
+        console.print(f"FAM-Bench: {target} is up to date with its inputs; not rebuilt")
+        print_fam_stats(read_stats(target))
+        return
     with console.status("building FAM-Bench instances"):
         manifest = build_fam(pool, corpus, read_sr28(require("usda-sr28") / "sr28"), target,
                              dish_size=dish_size, rank_size=rank_size, seed=seed, images=images)
@@ -596,60 +615,82 @@ def report_command(
     console.print(f"wrote {page}")
 
 
+DEMO_MODEL = "llamacpp/smollm2?n_ctx=4096"
+
+
 @app.command("demo")
 @friendly
 def demo(
     index_url: IndexUrl = None,
     model: Annotated[str, typer.Option(
-        help="Model for the evaluation stage (any provider string).")] = "llamacpp/smollm2",
+        help="Model for the evaluation stages (any provider string).")] = DEMO_MODEL,
     limit: Annotated[int, typer.Option(
-        min=0, help="Questions per (level, task) in the evaluation stage; 0 skips it.")] = 2,
+        min=0, help="Questions per NGQA (level, task) in the evaluation; 0 skips evaluation.")]
+    = 2,
+    fam_limit: Annotated[int, typer.Option(
+        min=0, help="FAM-Bench instances per task (dish, rank) in the evaluation.")] = 2,
     out: Annotated[Path | None, typer.Option(help="Demo output directory.")] = None,
 ) -> None:
     """The main job on the offline default: pull the bundles, annotate the users, resolve the
-    recipe corpus, build NGQA, evaluate every method with the local model, score, report."""
+    recipe corpus, build NGQA, annotate recipes and build FAM-Bench, evaluate every method and
+    prompting mode with the local model, run the references on the full sets, score, report.
+    Each stage is skipped when its outputs are up to date; re-run after an interruption to
+    resume."""
     import time
 
     from nutrireason.paths import builds_dir
     from nutrireason.sources.bundles import pull
 
-    timings = []
+    timings: list[tuple[str, float]] = []
 
-    def stage(name: str, action) -> None:
+    def stage(name: str, action: Callable[[], Any]) -> Any:
         started = time.perf_counter()
-        action()
+        value = action()
         timings.append((name, time.perf_counter() - started))
+        return value
 
-    stage("pull bundles", lambda: pull(None, index_url=index_url, log=console.print))
-    stage("annotate users", lambda: run_users(None, None, None, None))
-    stage("recipes to foods", lambda: recipes_build(recipes=None, out=None, workers=2))
-    stage("build NGQA", lambda: ngqa_build(out=None, users=None, foods=None, fndds=None, seed=0))
     target = out or builds_dir() / "demo"
-    if limit:
-        from nutrireason.demo import evaluate_ngqa
+    try:
+        stage("pull bundles", lambda: pull(None, index_url=index_url, log=console.print))
+        stage("annotate users", lambda: run_users(None, None, None, None))
+        stage("recipes to foods", lambda: recipes_build(recipes=None, out=None, workers=2))
+        stage("build NGQA", lambda: ngqa_build(out=None, users=None, foods=None, fndds=None,
+                                                seed=0))
+        stage("annotate recipes (FAM)", lambda: fam_annotate(recipes=None, out=None))
+        stage("build FAM-Bench", lambda: fam_build(annotations=None, recipes=None, out=None,
+                                                   dish_size=None, rank_size=None, seed=None,
+                                                   images=None))
+        if limit:
+            from nutrireason.demo import evaluate_all
 
-        result = {}
-        stage("evaluate, score, report", lambda: result.setdefault("eval", evaluate_ngqa(
-            builds_dir() / "ngqa" / "benchmark", target, model, limit, log=console.print)))
-        print_demo_summary(result["eval"], model)
-    for name, seconds in timings:
-        console.print(f"  {name:<26} {seconds:7.1f} s")
+            result = stage("evaluate, score, report", lambda: evaluate_all(
+                builds_dir() / "ngqa" / "benchmark", builds_dir() / "fam" / "benchmark",
+                target, model, limit, fam_limit, log=console.print))
+            print_demo_summary(result, model)
+    except KeyboardInterrupt:
+        errors.print("[yellow]interrupted[/]: finished stages and samples are kept; run "
+                     "`nutrireason demo` again to resume")
+        raise typer.Exit(130) from None
+    finally:
+        for name, seconds in timings:
+            console.print(f"  {name:<26} {seconds:7.1f} s")
 
 
 def print_demo_summary(result, model: str) -> None:
     """Five lines: where the report is and what the run did."""
     ok = sum(s.ok for s in result.summaries)
-    errors = sum(s.errors for s in result.summaries)
+    failed = sum(s.errors for s in result.summaries)
     calls = sum(s.model_calls for s in result.summaries)
     unparsed = sum(s.unparsed for s in result.summaries)
+    planned = sum(s.planned for s in result.summaries)
+    skipped = sum(s.skipped for s in result.summaries)
     console.print(f"report: {result.report}")
     console.print(f"model: {model} (the bundled 135M model exercises the pipeline; it does not "
                   "measure reasoning)")
-    planned = sum(s.planned for s in result.summaries)
-    skipped = sum(s.skipped for s in result.summaries)
-    console.print(f"samples: {planned} ({skipped} already done); now {ok} answered, {errors} "
-                  f"errors, {unparsed} unparseable, {calls} model calls")
-    console.print(f"tables: {result.report.parent / 'table3.md'}")
+    console.print(f"samples: {planned:,} ({skipped:,} already done); now {ok:,} answered, "
+                  f"{failed} errors, {unparsed} unparseable, {calls} model calls")
+    console.print(f"tables: {result.report.parent / 'table3.md'}, "
+                  f"{result.report.parent / 'fam_table1.md'}")
     console.print(f"runs: {result.runs[0].parent} (re-run `nutrireason demo` to resume)")
 
 

@@ -1,45 +1,113 @@
-"""The offline main job's evaluation stage: every NGQA method on a small stratified sample of
-every level and task with one model, then scoring and one report."""
+"""The offline main job's evaluation stages: every NGQA method on a small sample of every level
+and task, every FAM-Bench prompting mode on a small sample of both tasks, the symbolic
+references (NGQA oracle, FAM-Bench rule-based reference) on the full sets, then scoring and one
+report over all runs. Finished samples are skipped on a re-run, and a run whose records have
+not changed since it was scored is not scored again."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nutrireason.models.types import GenerationSettings
 from nutrireason.ngqa.config import LEVELS, TASKS
 from nutrireason.report import build_report
 from nutrireason.runs import RunConfig, RunSummary, run
-from nutrireason.scoring.score import score_run, write_scores
+from nutrireason.runs.records import RECORDS_FILE
+from nutrireason.scoring.score import METRICS_FILE, score_run, write_scores
 
-DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog", "oracle"]
+DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog"]
+FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
+FAM_TASKS = ("dish", "rank")
+REFERENCE_MODEL = "scripted/echo"  # never called: the references answer without a model
 
 
 @dataclass
 class EvalResult:
-    runs: list[Path]
-    summaries: list[RunSummary]
-    report: Path
+    runs: list[Path] = field(default_factory=list)
+    summaries: list[RunSummary] = field(default_factory=list)
+    report: Path | None = None
+
+    def add(self, other: EvalResult) -> EvalResult:
+        self.runs += other.runs
+        self.summaries += other.summaries
+        return self
+
+
+def _run_and_score(config: RunConfig, bootstrap: int = 200) -> RunSummary:
+    summary = run(config)
+    metrics, records = config.out / METRICS_FILE, config.out / RECORDS_FILE
+    if summary.interrupted:
+        raise KeyboardInterrupt
+    if not metrics.is_file() or metrics.stat().st_mtime < records.stat().st_mtime:
+        write_scores(config.out, score_run(config.out, bootstrap=bootstrap))
+    return summary
 
 
 def evaluate_ngqa(benchmark: Path, out: Path, model: str, per_cell: int,
                   methods: list[str] | None = None, max_tokens: int = 96,
-                  log: Callable[[str], None] = print) -> EvalResult:
+                  log: Callable[[str], None] = print, report: bool = True) -> EvalResult:
     """Run ``methods`` x ``model`` on the first ``per_cell`` questions of each (level, task),
-    score each run and write one report. Finished samples are skipped on a re-run."""
+    score each run and (unless ``report`` is False) write one report."""
     settings = GenerationSettings(temperature=0.0, max_tokens=max_tokens, seed=0)
-    runs, summaries = [], []
+    result = EvalResult()
     for task in TASKS:
         for level in LEVELS:
             run_dir = out / "runs" / f"{task}-{level}"
-            log(f"evaluating {task} / {level} ...")
-            summary = run(RunConfig(benchmark=benchmark / level / f"{task}.jsonl", out=run_dir,
-                                    methods=methods or DEMO_METHODS, models=[model],
-                                    settings=settings, limit=per_cell, concurrency=1,
-                                    progress=True))
-            write_scores(run_dir, score_run(run_dir, bootstrap=200))
-            runs.append(run_dir)
-            summaries.append(summary)
-    report = build_report(runs, out / "report")
-    return EvalResult(runs, summaries, report)
+            log(f"evaluating NGQA {task} / {level} ...")
+            result.summaries.append(_run_and_score(RunConfig(
+                benchmark=benchmark / level / f"{task}.jsonl", out=run_dir,
+                methods=methods or [*DEMO_METHODS, "oracle"], models=[model],
+                settings=settings, limit=per_cell, concurrency=1)))
+            result.runs.append(run_dir)
+    if report:
+        result.report = build_report(result.runs, out / "report")
+    return result
+
+
+def evaluate_fam(benchmark: Path, out: Path, model: str, per_cell: int,
+                 methods: list[str] | None = None, max_tokens: int = 160,
+                 log: Callable[[str], None] = print) -> EvalResult:
+    """Run the FAM-Bench modes x ``model`` on the first ``per_cell`` instances of each task."""
+    settings = GenerationSettings(temperature=0.0, max_tokens=max_tokens, seed=0)
+    result = EvalResult()
+    for task in FAM_TASKS:
+        run_dir = out / "runs" / f"fam-{task}"
+        log(f"evaluating FAM-Bench {task} ...")
+        result.summaries.append(_run_and_score(RunConfig(
+            benchmark=benchmark / f"{task}.jsonl", out=run_dir, methods=methods or FAM_MODES,
+            models=[model], settings=settings, limit=per_cell, concurrency=1)))
+        result.runs.append(run_dir)
+    return result
+
+
+def evaluate_references(ngqa: Path, fam: Path, out: Path,
+                        log: Callable[[str], None] = print) -> EvalResult:
+    """The NGQA oracle and the FAM-Bench reference on every question of the full sets."""
+    result = EvalResult()
+    cells = [(ngqa / level / f"{task}.jsonl", "oracle", f"oracle-{task}-{level}")
+             for task in TASKS for level in LEVELS]
+    cells += [(fam / f"{task}.jsonl", "fam-reference", f"reference-fam-{task}")
+              for task in FAM_TASKS]
+    log(f"running the symbolic references on the full sets ({len(cells)} runs) ...")
+    for benchmark, method, name in cells:
+        run_dir = out / "runs" / name
+        result.summaries.append(_run_and_score(RunConfig(
+            benchmark=benchmark, out=run_dir, methods=[method], models=[REFERENCE_MODEL],
+            concurrency=1, progress=False), bootstrap=0))
+        result.runs.append(run_dir)
+    return result
+
+
+def evaluate_all(ngqa: Path, fam: Path, out: Path, model: str, per_cell: int,
+                 fam_per_cell: int, log: Callable[[str], None] = print) -> EvalResult:
+    """Both benchmarks with ``model``, the references on the full sets, one report."""
+    result = evaluate_ngqa(ngqa, out, model, per_cell, methods=DEMO_METHODS, log=log,
+                           report=False)
+    if fam_per_cell:
+        result.add(evaluate_fam(fam, out, model, fam_per_cell, log=log))
+    result.add(evaluate_references(ngqa, fam, out, log=log))
+    log("writing the report ...")
+    result.report = build_report(result.runs, out / "report")
+    return result

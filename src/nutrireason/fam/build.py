@@ -25,10 +25,11 @@ from nutrireason.fam.instances import (
     rank_instances,
 )
 from nutrireason.fam.kb import CONDITION_IDS, load_kb
-from nutrireason.fam.pool import food_table, read_recipes
+from nutrireason.fam.pool import food_table, read_recipes, rule_files
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
 from nutrireason.sources.sr28 import Sr28
+from nutrireason.standards import standards_dir
 
 GENERATOR = "nutrireason.fam.build/1"
 FILES = ("dish.jsonl", "rank.jsonl", "stats.json", "manifest.json")
@@ -50,15 +51,31 @@ def read_annotations(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def build_inputs(annotations: Path, recipes: Path) -> list[Path]:
+    """The files a build reads: the pool, the recipes, the KB and the split configuration."""
+    return [annotations, recipes, *rule_files(), standards_dir() / "fam_bench.yaml"]
+
+
+def settings_of(dish_size: int | None, rank_size: int | None, seed: int | None,
+                images: Path | None, config: BenchConfig | None = None) -> dict[str, Any]:
+    """The settings a build records (defaults filled in from ``fam_bench.yaml``)."""
+    config = config or load_bench_config()
+    return {"dish_size": config.dish_size if dish_size is None else dish_size,
+            "rank_size": config.rank_size if rank_size is None else rank_size,
+            "seed": config.seed if seed is None else seed,
+            "images": str(images.resolve()) if images else None,
+            "config": {k: v for k, v in vars(config).items()
+                       if k not in ("dish_size", "rank_size", "seed")}}
+
+
 def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
               dish_size: int | None = None, rank_size: int | None = None,
               seed: int | None = None, images: Path | None = None,
               config: BenchConfig | None = None) -> dict[str, Any]:
     """Build and write both splits; returns the manifest."""
     config = config or load_bench_config()
-    dish_size = config.dish_size if dish_size is None else dish_size
-    rank_size = config.rank_size if rank_size is None else rank_size
-    seed = config.seed if seed is None else seed
+    settings = settings_of(dish_size, rank_size, seed, images, config)
+    dish_size, rank_size, seed = settings["dish_size"], settings["rank_size"], settings["seed"]
     if images is not None and not images.is_dir():
         raise DataError(images, "image directory not found",
                         expected="a folder of <recipe id>.jpg/.png/.webp files")
@@ -74,10 +91,8 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
                                    random.Random(seed + 1))
     stats = instance_stats(dish, rank)
     manifest = {"generator": GENERATOR,
-                "inputs": input_fingerprints([annotations, recipes]),
-                "settings": {"dish_size": dish_size, "rank_size": rank_size, "seed": seed,
-                             "images": str(images) if images else None,
-                             "config": vars(config)},
+                "inputs": input_fingerprints(build_inputs(annotations, recipes)),
+                "settings": settings,
                 "pool_dishes": len(dishes),
                 "dish_instances": len(dish), "rank_instances": len(rank),
                 "rank_not_drawn": missing, "stats": stats}

@@ -273,9 +273,12 @@ class _Drawer:
     common: frozenset[str]
     rng: random.Random
     ids: list[str] = field(init=False)
+    rec_for: dict[str, frozenset[str]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.ids = list(self.dishes)
+        self.rec_for = {rid: frozenset(c for c, s in d.standing.side.items() if s == REC)
+                        for rid, d in self.dishes.items()}
 
     def draw(self, kind: str, targets: list[str]) -> list[str] | None:
         """Four recipe ids, best first, or None when this target set cannot serve ``kind``."""
@@ -300,9 +303,7 @@ class _Drawer:
               utility: dict[str, int]) -> list[str] | None:
         below = [rid for rid in self.ids if utility[rid] < utility[top]]
         if kind == "condition_discrimination":
-            others = [rid for rid in below
-                      if any(c not in targets and s == REC
-                             for c, s in self.dishes[rid].standing.side.items())]
+            others = [rid for rid in below if self.rec_for[rid].difference(targets)]
             return self._levels(others, 3, utility)
         if kind == "ingredient_coverage_discrimination":
             shared = self.dishes[top].canonicals - self.common

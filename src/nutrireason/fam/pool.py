@@ -12,7 +12,7 @@ from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
 from nutrireason.fam.kb import load_kb
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import atomic_path, write_json_atomic
+from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
 from nutrireason.sources.sr28 import Sr28
 
 
@@ -33,18 +33,36 @@ def read_recipes(path: Path) -> list[dict[str, Any]]:
             if line.strip()]
 
 
+GENERATOR = "nutrireason.fam.pool/1"
+
+
+def rule_files() -> list[Path]:
+    """The standards files an annotation depends on (knowledge base, vocabulary, thresholds)."""
+    from nutrireason.fam.kb import kb_dir
+    from nutrireason.standards import standards_dir
+
+    return [*sorted(kb_dir().glob("*.yaml")), standards_dir() / "fam_vocabulary.yaml",
+            standards_dir() / "fam_rules.yaml"]
+
+
 def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
-               thresholds: Thresholds | None = None) -> dict[str, Any]:
-    """Annotate every recipe; write ``annotations.jsonl`` and ``summary.json``."""
+               thresholds: Thresholds | None = None,
+               inputs: list[Path] | None = None) -> dict[str, Any]:
+    """Annotate every recipe; write ``annotations.jsonl``, ``summary.json`` and, when
+    ``inputs`` are given, ``manifest.json`` with their fingerprints (written last)."""
     kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
     thresholds = thresholds or load_thresholds()
     annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]
     summary = summarise(annotations, sorted(kb))
     out.mkdir(parents=True, exist_ok=True)
+    (out / "manifest.json").unlink(missing_ok=True)
     with atomic_path(out / "annotations.jsonl") as tmp:
         tmp.write_text("".join(json.dumps(a, sort_keys=True, ensure_ascii=False) + "\n"
                                for a in annotations), encoding="utf-8")
     write_json_atomic(out / "summary.json", summary)
+    if inputs is not None:
+        write_json_atomic(out / "manifest.json", {"generator": GENERATOR,
+                                                  "inputs": input_fingerprints(inputs)})
     return summary
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +180,8 @@ class Vocabulary:
 
     path: Path
     rules: tuple[Rule, ...]
+    _memo: dict[tuple, Entry] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False, hash=False)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Vocabulary:
@@ -197,7 +199,15 @@ class Vocabulary:
 
     def lookup(self, ndb_no: str | None, description: str | None,
                group_code: str | None) -> Entry:
-        """Canonical name, concepts and matching rules for one SR28 food."""
+        """Canonical name, concepts and matching rules for one SR28 food (memoised: the
+        vocabulary is immutable)."""
+        key = (ndb_no, description, group_code)
+        if key not in self._memo:
+            self._memo[key] = self._scan(ndb_no, description, group_code)
+        return self._memo[key]
+
+    def _scan(self, ndb_no: str | None, description: str | None,
+              group_code: str | None) -> Entry:
         text = description or ""
         canonical: str | None = None
         concepts: set[str] = set()
@@ -271,3 +281,4 @@ class Vocabulary:
                 for (ndb, desc), n in unmapped.most_common(top)
             ],
         }
+

@@ -107,28 +107,31 @@ def _concept_text(concept: str) -> str:
 def condition_reference(entry: ConditionKB) -> dict[str, Any]:
     """One condition's knowledge-base entry as injected in KI modes (no per-dish content)."""
     limits = [f"{n.nutrient.replace('_', ' ')} {'above' if n.max is not None else 'below'} "
-              f"{n.max if n.max is not None else n.min:g} {n.unit} per {n.per}"
-              for n in entry.nutrient_limits]
-    return {
-        "recommend": [*entry.beneficial.foods,
-                      *map(_concept_text, entry.beneficial.concepts)],
-        "limit": [*entry.limit.foods, *map(_concept_text, entry.limit.concepts)],
-        "avoid": [*entry.avoid.foods, *map(_concept_text, entry.avoid.concepts)],
-        "nutrient_limits": limits,
-    }
+              f"{n.max if n.max is not None else n.min:g} {n.unit} per "
+              f"{'100 g' if n.per == '100g' else n.per}" for n in entry.nutrient_limits]
+
+    def side(name: str) -> list[str]:
+        chosen = entry.side(name)  # type: ignore[arg-type]
+        return list(dict.fromkeys([*chosen.foods, *map(_concept_text, chosen.concepts)]))
+
+    return {"recommend": side("beneficial"), "limit": side("limit"), "avoid": side("avoid"),
+            "nutrient_limits": limits}
 
 
 def payload_text(payload: dict[str, Any]) -> str:
     """The user payload as indented JSON."""
-    return json.dumps(payload, ensure_ascii=False, indent=1)
+    return json.dumps(payload, ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- parsing
 
 _FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
-_NOT_REC = re.compile(r"not[\s_-]*(?:be[\s_-]*)?recommend", re.IGNORECASE)
-_REC = re.compile(r"\brecommend", re.IGNORECASE)
+_NOT_REC = re.compile(r"(?:\bnot|n't|\bnever|\bcannot)[\s_-]*(?:be[\s_-]*)?recommend",
+                      re.IGNORECASE)
+_REC = re.compile(r"\brecommend(?:s|ed)?\b", re.IGNORECASE)
 _LETTER = re.compile(r"^\W*(?:dish|option)?\s*([A-D])\b", re.IGNORECASE)
+_DECISION_FIELD = re.compile(r'"decision"\s*:\s*"([^"]*)"')
+_RANKING_FIELD = re.compile(r'"ranking"\s*:\s*\[([^\]]*)')
 _SEQUENCE = re.compile(r"\b([A-D])(?:\s*(?:,|>|-+>?|→|\s)\s*[A-D]\b){1,3}")
 
 
@@ -169,7 +172,7 @@ def cited_ingredients(value: Any) -> list[str]:
             names.append(entry)
         elif isinstance(entry, dict) and isinstance(entry.get("ingredients"), list):
             names += [i for i in entry["ingredients"] if isinstance(i, str)]
-    return [n.strip() for n in dict.fromkeys(names) if n.strip()]
+    return list(dict.fromkeys(n.strip() for n in names if n.strip()))
 
 
 def parse_dish(text: str) -> tuple[dict[str, Any], str]:
@@ -183,6 +186,9 @@ def parse_dish(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _text_decision(text: str) -> str | None:
+    field = _DECISION_FIELD.search(text or "")  # a cut-off JSON answer still names it
+    if field:
+        return decision_value(field.group(1))
     if _NOT_REC.search(text or ""):
         return NOT_REC
     return REC if _REC.search(text or "") else None
@@ -207,6 +213,18 @@ def parse_rank(text: str) -> tuple[dict[str, Any], str]:
         letters = ranking_letters(found.get("ranking"))
         if letters:
             return {"ranking": letters}, "json"
-    match = _SEQUENCE.search(text or "")
-    letters = ranking_letters(re.findall(r"[A-D]", match.group(0))) if match else []
+    field = _RANKING_FIELD.search(text or "")
+    if field:
+        letters = ranking_letters(re.findall(r'"([^"]*)"', field.group(1)))
+        if letters:
+            return {"ranking": letters}, "fallback"
+    letters = _last_sequence(text or "")
     return {"ranking": letters}, "fallback" if letters else "failed"
+
+
+def _last_sequence(text: str) -> list[str]:
+    """The last letter sequence naming all four dishes, else the last sequence (a model
+    restating "dishes A, B, C and D" before its answer is not ranking them)."""
+    found = [ranking_letters(re.findall(r"[A-D]", m.group(0))) for m in _SEQUENCE.finditer(text)]
+    full = [letters for letters in found if len(letters) == len(LETTERS)]
+    return (full or found or [[]])[-1]
