@@ -627,8 +627,11 @@ def demo(
     limit: Annotated[int, typer.Option(
         min=0, help="Questions per NGQA (level, task) in the evaluation; 0 skips evaluation.")]
     = 2,
-    fam_limit: Annotated[int, typer.Option(
-        min=0, help="FAM-Bench instances per task (dish, rank) in the evaluation.")] = 2,
+    fam_dish_limit: Annotated[int, typer.Option(
+        min=0, help="FAM-Bench dish-level instances in the evaluation (per mode).")] = 2,
+    fam_rank_limit: Annotated[int, typer.Option(
+        min=0, help="FAM-Bench ranking instances in the evaluation (per mode; 5 calls each)."
+    )] = 1,
     out: Annotated[Path | None, typer.Option(help="Demo output directory.")] = None,
 ) -> None:
     """The main job on the offline default: pull the bundles, annotate the users, resolve the
@@ -665,7 +668,8 @@ def demo(
 
             result = stage("evaluate, score, report", lambda: evaluate_all(
                 builds_dir() / "ngqa" / "benchmark", builds_dir() / "fam" / "benchmark",
-                target, model, limit, fam_limit, log=console.print))
+                target, model, limit, {"dish": fam_dish_limit, "rank": fam_rank_limit},
+                log=console.print))
             print_demo_summary(result, model)
     except KeyboardInterrupt:
         errors.print("[yellow]interrupted[/]: finished stages and samples are kept; run "
@@ -685,8 +689,9 @@ def print_demo_summary(result, model: str) -> None:
     planned = sum(s.planned for s in result.summaries)
     skipped = sum(s.skipped for s in result.summaries)
     console.print(f"report: {result.report}")
-    console.print(f"model: {model} (the bundled 135M model exercises the pipeline; it does not "
-                  "measure reasoning)")
+    note = " (the bundled 135M model exercises the pipeline; it does not measure reasoning)" \
+        if "smollm2" in model else ""
+    console.print(f"model: {model}{note}")
     console.print(f"samples: {planned:,} ({skipped:,} already done); now {ok:,} answered, "
                   f"{failed} errors, {unparsed} unparseable, {calls} model calls")
     console.print(f"tables: {result.report.parent / 'table3.md'}, "

@@ -20,7 +20,7 @@ from nutrireason.scoring.score import METRICS_FILE, score_run, write_scores
 DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog"]
 FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
 FAM_TASKS = ("dish", "rank")
-REFERENCE_MODEL = "scripted/echo"  # never called: the references answer without a model
+REFERENCE_MODEL = "scripted/none"  # the references answer without a model; it refuses calls
 
 
 @dataclass
@@ -66,18 +66,22 @@ def evaluate_ngqa(benchmark: Path, out: Path, model: str, per_cell: int,
     return result
 
 
-def evaluate_fam(benchmark: Path, out: Path, model: str, per_cell: int,
-                 methods: list[str] | None = None, max_tokens: int = 160,
+def evaluate_fam(benchmark: Path, out: Path, model: str, limits: dict[str, int],
+                 methods: list[str] | None = None, max_tokens: int = 128,
                  log: Callable[[str], None] = print) -> EvalResult:
-    """Run the FAM-Bench modes x ``model`` on the first ``per_cell`` instances of each task."""
+    """Run the FAM-Bench modes x ``model`` on the first ``limits[task]`` instances of each task
+    (dish, rank; the instance files are already shuffled, so the first ones are a random
+    sample); a task with limit 0 is skipped."""
     settings = GenerationSettings(temperature=0.0, max_tokens=max_tokens, seed=0)
     result = EvalResult()
     for task in FAM_TASKS:
+        if not limits.get(task):
+            continue
         run_dir = out / "runs" / f"fam-{task}"
         log(f"evaluating FAM-Bench {task} ...")
         result.summaries.append(_run_and_score(RunConfig(
             benchmark=benchmark / f"{task}.jsonl", out=run_dir, methods=methods or FAM_MODES,
-            models=[model], settings=settings, limit=per_cell, concurrency=1)))
+            models=[model], settings=settings, limit=limits[task], concurrency=1)))
         result.runs.append(run_dir)
     return result
 
@@ -101,12 +105,11 @@ def evaluate_references(ngqa: Path, fam: Path, out: Path,
 
 
 def evaluate_all(ngqa: Path, fam: Path, out: Path, model: str, per_cell: int,
-                 fam_per_cell: int, log: Callable[[str], None] = print) -> EvalResult:
+                 fam_limits: dict[str, int], log: Callable[[str], None] = print) -> EvalResult:
     """Both benchmarks with ``model``, the references on the full sets, one report."""
     result = evaluate_ngqa(ngqa, out, model, per_cell, methods=DEMO_METHODS, log=log,
                            report=False)
-    if fam_per_cell:
-        result.add(evaluate_fam(fam, out, model, fam_per_cell, log=log))
+    result.add(evaluate_fam(fam, out, model, fam_limits, log=log))
     result.add(evaluate_references(ngqa, fam, out, log=log))
     log("writing the report ...")
     result.report = build_report(result.runs, out / "report")

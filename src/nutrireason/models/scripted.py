@@ -22,7 +22,13 @@ BUILTIN: dict[str, Responder] = {
     "echo": lambda request: request.messages[-1].text(),
     "yes": lambda request: "Yes",
     "no": lambda request: "No",
+    "none": lambda request: _refuse(),
 }
+
+
+def _refuse() -> str:
+    raise ModelError("unsupported", "scripted/none answers nothing: it stands in for the model "
+                     "of methods that need none (oracle, fam-reference)")
 _REGISTERED: dict[str, Responder] = {}
 
 
