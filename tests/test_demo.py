@@ -23,15 +23,17 @@ MODEL = "scripted/no?latency=0.2"
 ARGS = ["--limit", "1", "--fam-dish-limit", "1", "--fam-rank-limit", "1"]
 
 
-@pytest.fixture
-def home(tmp_path) -> Path:
-    """A fresh data home whose bundles are the real ones (nothing is downloaded)."""
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    """A fresh data home whose bundles are the real ones (nothing is downloaded); the tests
+    here share its builds (the first demo run makes them)."""
     source = real_bundle(BUNDLES[0]).parent
     for bundle in BUNDLES:
         real_bundle(bundle)
-    (tmp_path / "home").mkdir()
-    (tmp_path / "home" / "bundles").symlink_to(source)
-    return tmp_path / "home"
+    home = tmp_path_factory.mktemp("demo") / "home"
+    home.mkdir()
+    (home / "bundles").symlink_to(source)
+    return home
 
 
 def _demo(home: Path, *extra: str) -> subprocess.Popen:
@@ -109,8 +111,14 @@ def test_demo_interrupted_twice_resumes_without_redoing_work(home):
 def test_demo_with_the_real_local_model_on_a_handful_of_items(home, tmp_path):
     pytest.importorskip("llama_cpp")
     real_bundle("smollm2")
-    run = _demo(home, "--limit", "1", "--fam-dish-limit", "1", "--fam-rank-limit", "0")
+    out = tmp_path / "demo-smollm2"
+    run = _demo(home, "--limit", "0", "--fam-dish-limit", "1", "--fam-rank-limit", "0",
+                "--out", str(out))
     output = run.communicate(timeout=900)[0]
     assert run.returncode == 0, output
-    assert "llamacpp/smollm2" in output and "0 errors" in output
-    assert (home / "builds" / "demo" / "report" / "fam_table1.md").is_file()
+    assert "llamacpp/smollm2" in output and " 0 errors" in output
+    records = [json.loads(line) for line in
+               (out / "runs" / "fam-dish" / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and all(r["status"] == "ok" and r["n_calls"] == 1 for r in records)
+    table = (out / "report" / "fam_table1.md").read_text()
+    assert all(mode in table for mode in ("| baseline |", "| CoT |", "| KI |", "| CoT+KI |"))

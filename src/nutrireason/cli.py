@@ -625,7 +625,8 @@ def demo(
     model: Annotated[str, typer.Option(
         help="Model for the evaluation stages (any provider string).")] = DEMO_MODEL,
     limit: Annotated[int, typer.Option(
-        min=0, help="Questions per NGQA (level, task) in the evaluation; 0 skips evaluation.")]
+        min=0, help="Questions per NGQA (level, task) in the evaluation (0: none; all three "
+        "limits 0 skip the evaluation stage).")]
     = 2,
     fam_dish_limit: Annotated[int, typer.Option(
         min=0, help="FAM-Bench dish-level instances in the evaluation (per mode).")] = 2,
@@ -663,7 +664,7 @@ def demo(
         stage("build FAM-Bench", lambda: fam_build(annotations=None, recipes=None, out=None,
                                                    dish_size=None, rank_size=None, seed=None,
                                                    images=None))
-        if limit:
+        if limit or fam_dish_limit or fam_rank_limit:
             from nutrireason.demo import evaluate_all
 
             result = stage("evaluate, score, report", lambda: evaluate_all(

@@ -107,8 +107,10 @@ def evaluate_references(ngqa: Path, fam: Path, out: Path,
 def evaluate_all(ngqa: Path, fam: Path, out: Path, model: str, per_cell: int,
                  fam_limits: dict[str, int], log: Callable[[str], None] = print) -> EvalResult:
     """Both benchmarks with ``model``, the references on the full sets, one report."""
-    result = evaluate_ngqa(ngqa, out, model, per_cell, methods=DEMO_METHODS, log=log,
-                           report=False)
+    result = EvalResult()
+    if per_cell:
+        result.add(evaluate_ngqa(ngqa, out, model, per_cell, methods=DEMO_METHODS, log=log,
+                                 report=False))
     result.add(evaluate_fam(fam, out, model, fam_limits, log=log))
     result.add(evaluate_references(ngqa, fam, out, log=log))
     log("writing the report ...")
