@@ -302,8 +302,9 @@ def fam_annotate(
                              inputs=inputs)
     show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
     console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
-                  f"{summary['with_any_entry']:,} with at least one entry; excluded: "
-                  f"{summary['excluded_by_reason']}")
+                  f"{summary['with_any_entry']:,} with at least one entry; recipes excluded: "
+                  f"{summary['excluded_by_reason']}; condition entries excluded: "
+                  f"{summary.get('entries_excluded_by_reason', {})}")
     console.print(f"wrote {target}/annotations.jsonl and summary.json")
 
 

@@ -127,3 +127,50 @@ def test_every_fired_rule_traces_to_a_kb_entry_and_an_ingredient_or_value(world)
             elif fired["rule"] == "nutrient_veto":
                 limits = {(n.nutrient, n.max, n.per) for n in condition.nutrient_limits}
                 assert (fired["nutrient"], fired["max"], fired["per"]) in limits
+
+
+def no_servings(rid: str, per_100g: dict) -> dict:
+    """An apple dish (fruits: beneficial for hypertension) with no servings."""
+    made = recipe(rid, [("2 apples", "09003", 364.0)])
+    made["nutrition"] = {"per_serving": None, "per_100g": per_100g}
+    return made
+
+
+def test_portion_size_decisive_but_unknown_excludes_the_entry(world):  # Appendix F
+    # 300 mg sodium / 100 g: 150 mg in a 50 g serving, 1,050 mg in a 350 g one; the
+    # hypertension ceiling (600 mg per serving) is broken only for some serving sizes.
+    result = run(world, no_servings("apple-bake", {"sodium": 300.0}))
+    assert sides(result, "hypertension") == (None, None)
+    [entry] = [e for e in result["excluded_entries"] if e["condition"] == "hypertension"]
+    assert entry["reason"] == "portion size decisive but unavailable"
+    [check] = [p for p in entry["provenance"] if p["nutrient"] == "sodium"]
+    assert check["rule"] == "portion_undecidable" and check["per_100g"] == 300.0
+    assert check["serving_range_g"] == [50.0, 350.0]
+
+
+def test_a_limit_broken_at_every_serving_size_is_a_veto(world):
+    # 2,000 mg / 100 g is 1,000 mg even in a 50 g serving: over 600 whatever the portion.
+    result = run(world, no_servings("salty-apple", {"sodium": 2000.0}))
+    side, entry = sides(result, "hypertension")
+    assert side == "NotRec"
+    [veto] = [p for p in entry["provenance"] if p["rule"] == "nutrient_veto"]
+    assert veto["value"] == 1000.0 and veto["basis"].startswith("per 100 g x 50 g serving")
+
+
+def test_a_limit_kept_at_every_serving_size_leaves_the_decision(world):
+    # 100 mg / 100 g is 350 mg in a 350 g serving: under 600 whatever the portion.
+    result = run(world, no_servings("plain-apple", {"sodium": 100.0}))
+    assert sides(result, "hypertension")[0] == "Rec"
+    assert not any(e["condition"] == "hypertension" for e in result["excluded_entries"])
+
+
+def test_summary_counts_entry_exclusions_by_reason(world):
+    annotations = [run(world, no_servings("apple-bake", {"sodium": 300.0}))]
+    summary = summarise(annotations, ["hypertension"])
+    dropped = annotations[0]["excluded_entries"]
+    # every condition with a per-serving sodium limit (hypertension, CKD, ...) is undecidable
+    assert len(dropped) >= 2 and {e["condition"] for e in dropped} >= {
+        "hypertension", "chronic_kidney_disease"}
+    assert summary["entries_excluded_by_reason"] == {
+        "portion size decisive but unavailable": len(dropped)}
+    assert summary["conditions"][0]["excluded"] == 1

@@ -73,10 +73,14 @@ def summarise(annotations: list[dict[str, Any]], conditions: list[str]) -> dict[
         rec = sum(any(e["condition"] == condition for e in a["rec"]) for a in annotations)
         not_rec = sum(any(e["condition"] == condition for e in a["not_rec"])
                       for a in annotations)
+        dropped = sum(any(e["condition"] == condition for e in a.get("excluded_entries", []))
+                      for a in annotations)
         rows.append({"condition": condition, "pool": rec + not_rec, "rec": rec,
-                     "not_rec": not_rec})
+                     "not_rec": not_rec, "excluded": dropped})
     excluded = Counter(a["excluded"].split(":")[0] for a in annotations if a["excluded"])
+    entries = Counter(e["reason"] for a in annotations for e in a.get("excluded_entries", []))
     annotated = [a for a in annotations if not a["excluded"]]
     return {"recipes": len(annotations), "annotated": len(annotated),
             "with_any_entry": sum(bool(a["rec"] or a["not_rec"]) for a in annotated),
-            "conditions": rows, "excluded_by_reason": dict(sorted(excluded.items()))}
+            "conditions": rows, "excluded_by_reason": dict(sorted(excluded.items())),
+            "entries_excluded_by_reason": dict(sorted(entries.items()))}

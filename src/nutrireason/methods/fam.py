@@ -175,7 +175,7 @@ class FamReference(Method):
         for condition in conditions:
             decision = decide(self._kb[condition], items, evidence["nutrition"],
                               self._thresholds)
-            if decision is not None:
+            if decision is not None and decision.side in sides:
                 sides[decision.side].append(vars(decision))
         return Standing(sides["Rec"], sides["NotRec"])
 
