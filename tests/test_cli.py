@@ -32,6 +32,7 @@ EXPECTED_COMMANDS = {
     ("fam",),
     ("fam", "annotate"),
     ("fam", "build"),
+    ("fam", "propose"),
     ("fam", "stats"),
     ("report",),
 }

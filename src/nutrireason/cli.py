@@ -275,6 +275,9 @@ def fam_annotate(
     recipes: Annotated[Path | None, typer.Option(
         help="A `recipes build` directory (default: the last build).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+    proposals: Annotated[Path | None, typer.Option(
+        help="A `fam propose` run: drop recipes whose rules and LLM proposal disagree.")]
+    = None,
 ) -> None:
     """Rule-grounded Rec/NotRec annotation of resolved recipes for the 13 conditions."""
     import json
@@ -282,14 +285,18 @@ def fam_annotate(
     import pandas as pd
 
     from nutrireason.fam.pool import GENERATOR, build_pool, read_recipes, rule_files
+    from nutrireason.fam.proposals import read_proposals
     from nutrireason.io import input_fingerprints, up_to_date
     from nutrireason.paths import builds_dir
+    from nutrireason.runs.records import RECORDS_FILE
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
     folder = recipes or builds_dir() / "recipes"
     target = out or builds_dir() / "fam" / "annotations"
-    inputs = [folder / "recipes.jsonl", *rule_files()]
+    checked = read_proposals(proposals) if proposals is not None else None
+    inputs = [folder / "recipes.jsonl", *rule_files(),
+              *([proposals / RECORDS_FILE] if proposals is not None else [])]
     if (folder / "recipes.jsonl").is_file() and up_to_date(
             target / "manifest.json", input_fingerprints(inputs), generator=GENERATOR):
         console.print(f"FAM annotation: {target} is up to date with its inputs; not rebuilt")
@@ -299,13 +306,50 @@ def fam_annotate(
     corpus = read_recipes(folder / "recipes.jsonl")
     with console.status(f"annotating {len(corpus):,} recipes"):
         summary = build_pool(corpus, read_sr28(require("usda-sr28") / "sr28"), target,
-                             inputs=inputs)
+                             inputs=inputs, proposals=checked)
     show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
     console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
                   f"{summary['with_any_entry']:,} with at least one entry; recipes excluded: "
                   f"{summary['excluded_by_reason']}; condition entries excluded: "
                   f"{summary.get('entries_excluded_by_reason', {})}")
     console.print(f"wrote {target}/annotations.jsonl and summary.json")
+
+
+@fam_app.command("propose")
+@friendly
+def fam_propose(
+    model: Annotated[str, typer.Option(help="Provider string of the proposing model.")],
+    recipes: Annotated[Path | None, typer.Option(
+        help="A `recipes build` directory (default: the last build).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Run directory (default: builds/fam/proposals).")] = None,
+    limit: Annotated[int | None, typer.Option(min=0, help="Only the first N recipes.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Samples in flight at once.")] = 8,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Output token budget.")] = 1024,
+) -> None:
+    """The optional LLM proposal step: a Rec/NotRec/neutral side per condition for each kept
+    recipe, through the run engine (re-run to resume); then `fam annotate --proposals RUN`."""
+    from nutrireason.fam.kb import load_kb
+    from nutrireason.fam.pool import read_recipes
+    from nutrireason.fam.proposals import proposal_items, write_items
+    from nutrireason.models.types import GenerationSettings
+    from nutrireason.paths import builds_dir
+    from nutrireason.runs import RunConfig, run
+
+    corpus = read_recipes((recipes or builds_dir() / "recipes") / "recipes.jsonl")
+    target = out or builds_dir() / "fam" / "proposals"
+    items = write_items(proposal_items(corpus, load_kb()), target.parent /
+                        f"{target.name}-items.jsonl")
+    summary = run(RunConfig(benchmark=items, out=target, methods=["fam-propose"],
+                            models=[model], limit=limit, concurrency=concurrency,
+                            settings=GenerationSettings(temperature=0.0,
+                                                        max_tokens=max_tokens)))
+    console.print(f"{summary.ok} proposals ({summary.unparsed} unparseable), {summary.errors} "
+                  f"errors, {summary.skipped} already done; {summary.model_calls} model calls "
+                  f"-> {target}")
+    if summary.interrupted:
+        raise typer.Exit(130)
+    console.print(f"next: nutrireason fam annotate --proposals {target}")
 
 
 @fam_app.command("build")

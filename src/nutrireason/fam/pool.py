@@ -11,6 +11,7 @@ from typing import Any
 from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
 from nutrireason.fam.kb import load_kb
+from nutrireason.fam.proposals import cross_check
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
 from nutrireason.sources.sr28 import Sr28
@@ -47,12 +48,16 @@ def rule_files() -> list[Path]:
 
 def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
                thresholds: Thresholds | None = None,
-               inputs: list[Path] | None = None) -> dict[str, Any]:
-    """Annotate every recipe; write ``annotations.jsonl``, ``summary.json`` and, when
+               inputs: list[Path] | None = None,
+               proposals: dict[str, dict[str, str] | None] | None = None) -> dict[str, Any]:
+    """Annotate every recipe, cross-checked against LLM ``proposals`` when given (see
+    :mod:`nutrireason.fam.proposals`); write ``annotations.jsonl``, ``summary.json`` and, when
     ``inputs`` are given, ``manifest.json`` with their fingerprints (written last)."""
     kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
     thresholds = thresholds or load_thresholds()
     annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]
+    if proposals is not None:
+        annotations = cross_check(annotations, proposals)
     summary = summarise(annotations, sorted(kb))
     out.mkdir(parents=True, exist_ok=True)
     (out / "manifest.json").unlink(missing_ok=True)

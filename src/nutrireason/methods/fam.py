@@ -25,12 +25,15 @@ from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresh
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
+from nutrireason.fam.proposals import condition_names
 from nutrireason.methods.base import Generator, Method, Prediction, register_method
 from nutrireason.methods.fam_prompts import (
     LETTERS,
+    PROPOSE_SYSTEM,
     condition_question,
     condition_reference,
     parse_dish,
+    parse_proposal,
     parse_rank,
     payload_text,
     system_prompt,
@@ -155,6 +158,27 @@ class FamMethod(Method):
         return [system, Message(role="user", content=parts)]
 
 
+class FamPropose(Method):
+    """The optional LLM proposal step of annotation: a side per condition for one recipe."""
+
+    name = "fam-propose"
+
+    def __init__(self, settings: GenerationSettings | None = None) -> None:
+        base = settings or GenerationSettings()
+        super().__init__(base.model_copy(update={"json_mode": True}))
+        self._names: dict[str, str] | None = None
+
+    async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        if self._names is None:
+            self._names = condition_names(load_kb())
+        payload = {"conditions": item["condition_labels"], "recipe": item["dish"]}
+        messages = [Message(role="system", content=PROPOSE_SYSTEM),
+                    Message(role="user", content=payload_text(payload))]
+        response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
+        parsed, mode = parse_proposal(response.text, self._names)
+        return Prediction(parsed, bool(parsed["sides"]), extra={"parse_mode": mode})
+
+
 class FamReference(Method):
     """Answers from the knowledge base and the instance's evidence, without a model."""
 
@@ -200,6 +224,7 @@ def _register() -> None:
             register_method(method_name(mode, input_mode),
                             lambda settings=None, m=mode, i=input_mode: FamMethod(m, i, settings))
     register_method(FamReference.name, FamReference)
+    register_method(FamPropose.name, FamPropose)
 
 
 _register()

@@ -78,6 +78,45 @@ that help or conflict with each condition. Use it as background only: the decisi
 this recipe, and the ingredients you cite must come from the recipe, not from the reference."""
 
 
+PROPOSE_SYSTEM = """You annotate one dish for a list of health conditions.
+- For each condition in the list, decide whether the dish should be recommended, not
+  recommended, or is neutral for a person managing that condition.
+- For each recommend or not_recommend decision, name the recipe ingredients that drive it.
+- Use only what the recipe gives you.
+
+Answer with JSON only, in exactly this shape:
+{
+  "annotations": [
+    {"condition": "<condition name as listed>", "decision": "recommend" or "not_recommend" or
+     "neutral", "ingredients": ["<ingredient name>", "..."]}
+  ]
+}
+Rules:
+- Give one entry per listed condition.
+- Ingredients come from the recipe's ingredient list, as plain lower-case food names."""
+
+
+def parse_proposal(text: str, names: dict[str, str]) -> tuple[dict[str, Any], str]:
+    """({"sides": {condition id: side}, "ingredients": {...}}, parse_mode) from a proposal;
+    ``names`` maps normalised condition names to ids (unknown names are ignored)."""
+    found = first_json_object(text, "annotations")
+    sides: dict[str, str] = {}
+    cited: dict[str, list[str]] = {}
+    entries = found.get("annotations") if found else None
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        condition = names.get(re.sub(r"[^a-z0-9]+", " ", str(entry.get("condition", ""))
+                                     .lower()).strip())
+        raw = str(entry.get("decision", "")).strip().lower()
+        side = "neutral" if raw == "neutral" else decision_value(raw)
+        if condition is None or side is None or condition in sides:
+            continue
+        sides[condition] = side
+        cited[condition] = cited_ingredients([entry])
+    return {"sides": sides, "ingredients": cited}, "json" if sides else "failed"
+
+
 def system_prompt(task: str, cot: bool, ki: bool) -> str:
     """The system prompt for a task ("dish" or "rank") and mode."""
     dish = task == "dish"
