@@ -515,6 +515,23 @@ def fam_file(task: str, directory: Path | None) -> Path:
     return path
 
 
+def check_images(path: Path, offset: int, limit: int | None) -> None:
+    """Image inputs need a local image for every dish of the selected items."""
+    from nutrireason.errors import DataError
+    from nutrireason.runs.benchmark import load_benchmark
+
+    items = load_benchmark(path).select(offset, limit)
+    missing = [item["id"] for item in items
+               if not all(Path(p).is_file() if p else False for p in
+                          ([item.get("image")] if "image" in item else
+                           list(item.get("images", {}).values())))]
+    if missing:
+        raise DataError(path, f"{len(missing)} of {len(items)} items have no local image "
+                        f"file (first: {missing[0]})", field="image",
+                        expected="instances built with `nutrireason fam build --images DIR`, "
+                        "or --input text")
+
+
 def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
     """Method names for FAM-Bench prompting modes and an input mode."""
     from nutrireason.errors import DataError
@@ -610,6 +627,8 @@ def run_command(
                        concurrency=concurrency, limit=limit, offset=offset, cache=cache,
                        retry_errors=retry_errors, retry=RetryPolicy(max_attempts=max_attempts),
                        progress=progress)
+    if benchmark == "fam" and input_mode != "text":
+        check_images(path, offset, limit)
     summary = run(config)
     state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
     unparsed = f" ({summary.unparsed} unparseable, {summary.unparsed / summary.ok:.1%})" \

@@ -243,3 +243,33 @@ def test_fam_stats_cli_names_a_missing_build(tmp_path):
     result = CliRunner().invoke(app, ["fam", "stats", str(tmp_path)])
     assert result.exit_code == 1
     assert "dish.jsonl" in result.output and "fam build" in result.output
+
+
+def test_find_image_prefers_the_image_folder_and_never_uses_urls(tmp_path):
+    from nutrireason.fam.instances import find_image
+
+    folder = tmp_path / "images"
+    folder.mkdir()
+    (folder / "soup.png").write_bytes(b"\x89PNG")
+    local = tmp_path / "cake.jpg"
+    local.write_bytes(b"\xff\xd8")
+    assert find_image("soup", {"image": "https://example.org/soup.png"}, folder) == str(
+        (folder / "soup.png").resolve())
+    assert find_image("cake", {"image": str(local)}, folder) == str(local.resolve())
+    assert find_image("pie", {"image": "https://example.org/pie.png"}, folder) is None
+    assert find_image("pie", {"image": None}, None) is None
+
+
+def test_image_input_without_images_is_refused_before_any_call(tmp_path):
+    item = {"id": "dish-00001", "task": "fam_dish", "image": None, "condition": "gout",
+            "conditions": ["gout"], "condition_labels": ["Gout"],
+            "dish": {"title": "x", "ingredients": ["1 apple"], "dietary_tags": []},
+            "gold": {"decision": REC, "condition": "gout", "rationale": [], "ingredients": []}}
+    (tmp_path / "dish.jsonl").write_text(json.dumps(item) + "\n")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "fam", "--task", "dish", "--input", "text+image",
+                                      "--benchmark-dir", str(tmp_path), "--out", str(out),
+                                      "--model", "scripted/no"])
+    assert result.exit_code == 1
+    assert "1 of 1 items have no local image file (first: dish-00001)" in result.output
+    assert not out.exists()
