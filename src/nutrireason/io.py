@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,32 @@ def write_parquet_atomic(target: str | Path, frame: pd.DataFrame) -> Path:
     with atomic_path(target) as tmp:
         frame.to_parquet(tmp, index=False)
     return Path(target)
+
+
+def write_jsonl_atomic(target: str | Path, rows: Iterable[Any]) -> Path:
+    """One JSON object per line (keys sorted, UTF-8 kept), written atomically."""
+    return write_text_atomic(target, "".join(json.dumps(row, ensure_ascii=False, sort_keys=True)
+                                             + "\n" for row in rows))
+
+
+def read_jsonl(path: str | Path, what: str, missing: str) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, blank lines skipped. A missing file is a DataError
+    "<what> not found" expecting ``missing`` (what to run first); a bad line names its
+    number."""
+    from nutrireason.errors import DataError
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, f"{what} not found", expected=missing)
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"line {number} is not JSON: {exc.msg}") from exc
+    return rows
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:

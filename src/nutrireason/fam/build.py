@@ -10,7 +10,6 @@ Writes into the output directory (each file atomically, the manifest last):
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from nutrireason.fam.instances import (
 from nutrireason.fam.kb import CONDITION_IDS, load_kb
 from nutrireason.fam.pool import food_table, read_recipes, rule_files
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
+from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import standards_dir
 
@@ -37,18 +36,7 @@ FILES = ("dish.jsonl", "rank.jsonl", "stats.json", "manifest.json")
 
 def read_annotations(path: Path) -> list[dict[str, Any]]:
     """The pool of a ``fam annotate`` run (``annotations.jsonl``)."""
-    if not path.is_file():
-        raise DataError(path, "annotation pool not found",
-                        expected="run `nutrireason fam annotate` first")
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"line {number} is not JSON: {exc.msg}") from exc
-    return rows
+    return read_jsonl(path, "annotation pool", "run `nutrireason fam annotate` first")
 
 
 def build_inputs(annotations: Path, recipes: Path) -> list[Path]:
@@ -103,22 +91,14 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
 def _write(out: Path, dish: list[dict], rank: list[dict], stats: dict, manifest: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "manifest.json").unlink(missing_ok=True)  # a half-written build has no manifest
-    for name, items in (("dish.jsonl", dish), ("rank.jsonl", rank)):
-        with atomic_path(out / name) as tmp:
-            tmp.write_text("".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n"
-                                   for i in items), encoding="utf-8")
+    write_jsonl_atomic(out / "dish.jsonl", dish)
+    write_jsonl_atomic(out / "rank.jsonl", rank)
     write_json_atomic(out / "stats.json", stats)
     write_json_atomic(out / "manifest.json", manifest)
 
 
 def read_stats(directory: Path) -> dict[str, Any]:
     """Recompute the balance statistics from the instance files of a build."""
-    splits = []
-    for name in ("dish.jsonl", "rank.jsonl"):
-        path = directory / name
-        if not path.is_file():
-            raise DataError(path, "FAM-Bench instance file not found",
-                            expected="run `nutrireason fam build` first")
-        splits.append([json.loads(line) for line in path.read_text(encoding="utf-8")
-                       .splitlines() if line.strip()])
-    return instance_stats(*splits)
+    return instance_stats(*(read_jsonl(directory / name, "FAM-Bench instance file",
+                                       "run `nutrireason fam build` first")
+                            for name in ("dish.jsonl", "rank.jsonl")))

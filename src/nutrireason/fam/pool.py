@@ -3,17 +3,15 @@ a per-condition summary (``nutrireason fam annotate``)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
 from nutrireason.fam.kb import load_kb
 from nutrireason.fam.proposals import cross_check
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic
+from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
 from nutrireason.sources.sr28 import Sr28
 
 
@@ -27,11 +25,7 @@ def food_table(sr28: Sr28) -> dict[str, dict[str, Any]]:
 
 def read_recipes(path: Path) -> list[dict[str, Any]]:
     """The resolved recipes of a ``recipes build`` (``recipes.jsonl``)."""
-    if not path.is_file():
-        raise DataError(path, "resolved recipes not found",
-                        expected="run `nutrireason recipes build` first")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return read_jsonl(path, "resolved recipes", "run `nutrireason recipes build` first")
 
 
 GENERATOR = "nutrireason.fam.pool/1"
@@ -61,9 +55,7 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
     summary = summarise(annotations, sorted(kb))
     out.mkdir(parents=True, exist_ok=True)
     (out / "manifest.json").unlink(missing_ok=True)
-    with atomic_path(out / "annotations.jsonl") as tmp:
-        tmp.write_text("".join(json.dumps(a, sort_keys=True, ensure_ascii=False) + "\n"
-                               for a in annotations), encoding="utf-8")
+    write_jsonl_atomic(out / "annotations.jsonl", annotations)
     write_json_atomic(out / "summary.json", summary)
     if inputs is not None:
         write_json_atomic(out / "manifest.json", {"generator": GENERATOR,

@@ -11,7 +11,6 @@ rule entries under ``dropped`` so the decision can be audited.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from nutrireason.errors import DataError
 from nutrireason.fam.instances import dish_view
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
+from nutrireason.io import write_jsonl_atomic
 from nutrireason.runs.records import RECORDS_FILE, read_records
 
 TASK_PROPOSE = "fam_propose"
@@ -104,10 +104,4 @@ def _drop(annotation: dict[str, Any], reason: str) -> dict[str, Any]:
 
 def write_items(items: list[dict[str, Any]], path: Path) -> Path:
     """The proposal items as a run-engine JSONL benchmark (atomically)."""
-    from nutrireason.io import atomic_path
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        tmp.write_text("".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n"
-                               for i in items), encoding="utf-8")
-    return path
+    return write_jsonl_atomic(path, items)
