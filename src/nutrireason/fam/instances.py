@@ -357,19 +357,16 @@ TARGET_COUNTS = {"condition_discrimination": (1,), "ingredient_coverage_discrimi
 
 def _target_choices(kind: str, conditions: Sequence[str], mentions: Counter,
                     rng: random.Random) -> Iterable[list[str]]:
-    """Target sets for ``kind``, least-mentioned conditions first."""
+    """Target sets for ``kind``: each condition, least-mentioned first, with each run of
+    ``count - 1`` consecutive partners from the rest of that order."""
     order = sorted(conditions, key=lambda c: (mentions[c], rng.random()))
     counts = list(TARGET_COUNTS[kind])
     rng.shuffle(counts)
     for count in counts:
         for first in order:
             rest = [c for c in order if c != first]
-            for start in range(0, max(1, len(rest) - count + 2), 1):
-                partners = rest[start:start + count - 1]
-                if len(partners) == count - 1:
-                    yield [first, *partners]
-                if count == 1:
-                    break
+            for start in range(len(rest) - count + 2 if count > 1 else 1):
+                yield [first, *rest[start:start + count - 1]]
 
 
 def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
