@@ -518,13 +518,11 @@ def fam_file(task: str, directory: Path | None) -> Path:
 def check_images(path: Path, offset: int, limit: int | None) -> None:
     """Image inputs need a local image for every dish of the selected items."""
     from nutrireason.errors import DataError
+    from nutrireason.fam.instances import has_images
     from nutrireason.runs.benchmark import load_benchmark
 
     items = load_benchmark(path).select(offset, limit)
-    missing = [item["id"] for item in items
-               if not all(Path(p).is_file() if p else False for p in
-                          ([item.get("image")] if "image" in item else
-                           list(item.get("images", {}).values())))]
+    missing = [item["id"] for item in items if not has_images(item)]
     if missing:
         raise DataError(path, f"{len(missing)} of {len(items)} items have no local image "
                         f"file (first: {missing[0]})", field="image",

@@ -424,6 +424,16 @@ def _rank_item(index: int, kind: str, targets: list[str], ordered: list[Dish],
 # --------------------------------------------------------------------------- statistics
 
 
+def item_images(item: dict[str, Any]) -> list[str | None]:
+    """The image paths an instance shows: its dish's, or each option's for a ranking."""
+    return [item.get("image")] if item["task"] == TASK_DISH else list(item["images"].values())
+
+
+def has_images(item: dict[str, Any]) -> bool:
+    """Every image the instance shows is a local file."""
+    return all(path is not None and Path(path).is_file() for path in item_images(item))
+
+
 def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> dict[str, Any]:
     """Balance statistics (labels, conditions, distractor types, answer positions)."""
     per_condition: dict[str, Counter] = {}
@@ -435,7 +445,7 @@ def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> di
                  "labels": dict(Counter(i["gold"]["decision"] for i in dish)),
                  "conditions": {c: dict(v) for c, v in sorted(per_condition.items())},
                  "recipes": len({i["recipe_id"] for i in dish}),
-                 "with_image": sum(i["image"] is not None for i in dish),
+                 "with_image": sum(has_images(i) for i in dish),
                  "mean_rationale": _mean(len(i["gold"]["rationale"]) for i in dish)},
         "rank": {"instances": len(rank),
                  "distractors": dict(sorted(Counter(i["distractor"] for i in rank).items())),
@@ -448,7 +458,7 @@ def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> di
                  "option_labels": dict(option_labels),
                  "options_with_avoid_violation": sum(bool(v) for i in rank for v in
                                                      i["gold"]["avoid_violations"].values()),
-                 "with_all_images": sum(all(i["images"].values()) for i in rank)},
+                 "with_all_images": sum(has_images(i) for i in rank)},
     }
 
 
