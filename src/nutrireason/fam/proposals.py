@@ -38,7 +38,8 @@ def proposal_items(recipes: list[dict[str, Any]], kb: dict[str, ConditionKB]
             for r in recipes if r.get("kept")]
 
 
-def _key(text: str) -> str:
+def condition_key(text: str) -> str:
+    """A condition name as looked up in :func:`condition_names`: lower-case words."""
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
@@ -48,9 +49,8 @@ def condition_names(kb: dict[str, ConditionKB]) -> dict[str, str]:
     names: dict[str, str] = {}
     for condition, entry in kb.items():
         parts = [condition, entry.label, *re.split(r"[/()]", entry.label)]
-        for part in parts:
-            if _key(part):
-                names.setdefault(_key(part), condition)
+        for key in filter(None, map(condition_key, parts)):
+            names.setdefault(key, condition)
     return names
 
 

@@ -68,13 +68,17 @@ def image_url(path: str | None, what: str) -> str:
     return f"data:{mime};base64,{data}"
 
 
+def json_mode(settings: GenerationSettings | None) -> GenerationSettings:
+    """``settings`` with JSON mode on (FAM-Bench answers are JSON, as in Appendix J)."""
+    return (settings or GenerationSettings()).model_copy(update={"json_mode": True})
+
+
 class FamMethod(Method):
     """One prompting mode with one input mode."""
 
     def __init__(self, mode: str, input_mode: str,
                  settings: GenerationSettings | None = None) -> None:
-        base = settings or GenerationSettings()
-        super().__init__(base.model_copy(update={"json_mode": True}))
+        super().__init__(json_mode(settings))
         self.mode, self.input_mode = mode, input_mode
         self.cot, self.ki = MODES[mode]
         self.name = method_name(mode, input_mode)
@@ -164,8 +168,7 @@ class FamPropose(Method):
     name = "fam-propose"
 
     def __init__(self, settings: GenerationSettings | None = None) -> None:
-        base = settings or GenerationSettings()
-        super().__init__(base.model_copy(update={"json_mode": True}))
+        super().__init__(json_mode(settings))
         self._names: dict[str, str] | None = None
 
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:

@@ -22,6 +22,7 @@ from typing import Any
 
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
+from nutrireason.fam.proposals import condition_key
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -106,8 +107,7 @@ def parse_proposal(text: str, names: dict[str, str]) -> tuple[dict[str, Any], st
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict):
             continue
-        condition = names.get(re.sub(r"[^a-z0-9]+", " ", str(entry.get("condition", ""))
-                                     .lower()).strip())
+        condition = names.get(condition_key(str(entry.get("condition", ""))))
         raw = str(entry.get("decision", "")).strip().lower()
         side = "neutral" if raw == "neutral" else decision_value(raw)
         if condition is None or side is None or condition in sides:
