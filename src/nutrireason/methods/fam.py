@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,21 @@ MODES = {"baseline": (False, False), "cot": (True, False), "ki": (False, True),
 INPUTS = ("text", "text+image", "image")
 
 
+_NAME = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
+
+
 def method_name(mode: str, input_mode: str = "text") -> str:
     """``fam-<mode>`` plus ``[<input>]`` for the image input modes."""
     return f"fam-{mode}" + ("" if input_mode == "text" else f"[{input_mode}]")
+
+
+def split_method_name(name: str) -> tuple[str, str]:
+    """The inverse of :func:`method_name`: ``fam-cot-ki[image]`` -> ("cot-ki", "image"); no
+    ``[...]`` suffix means text input."""
+    match = _NAME.match(name)
+    if match is None:
+        return name, "text"
+    return match["mode"], match["input"] or "text"
 
 
 def image_url(path: str | None, what: str) -> str:

@@ -18,7 +18,9 @@ from typing import Any
 
 import pandas as pd
 
+from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.io import write_text_atomic
+from nutrireason.methods.fam import INPUTS, split_method_name
 
 LEVELS = ("sparse", "standard", "complex")
 TASKS = ("binary", "multi_label", "text_generation")
@@ -277,11 +279,11 @@ def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
 
 # --- FAM-Bench -------------------------------------------------------------------------------
 
-FAM_TASKS = ("fam_dish", "fam_rank")
+FAM_TASKS = (TASK_DISH, TASK_RANK)
 FAM_TASK_LABELS = {"fam_dish": "FAM Task 1 (dish)", "fam_rank": "FAM Task 2 (ranking)"}
 FAM_MODES = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
-             "reference": "reference"}
-FAM_INPUTS = ("text", "text+image", "image")
+             "reference": "reference"}  # display names, in table order
+FAM_INPUTS = INPUTS
 MISSING = "-"
 # Per task: the spanning header and (metric, label, shown as a percentage) in Table 1 order.
 FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
@@ -300,16 +302,7 @@ FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
 FAM_MODALITY = {"fam_dish": ("Task 1: accuracy", "accuracy"),
                 "fam_rank": ("Task 2: top-1", "top1_accuracy")}
 _MODALITY_COLUMNS = (("text+image", "T+I"), ("text", "T-only"), ("image", "I-only"))
-_FAM_METHOD = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
-
-
-def fam_method(method: str) -> tuple[str, str]:
-    """(mode, input) of a FAM-Bench method name: ``fam-cot-ki[image]`` -> ("cot-ki", "image");
-    no ``[...]`` suffix means text input."""
-    match = _FAM_METHOD.match(method)
-    if match is None:
-        return method, "text"
-    return match["mode"], match["input"] or "text"
+fam_method = split_method_name  # (mode, input) of a FAM-Bench method name
 
 
 def fam_label(method: str) -> str:
