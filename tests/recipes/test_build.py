@@ -106,17 +106,19 @@ SMOOTHIE = RecipeRecord(
 # FAM-Bench Appendix C, per serving, as the source site publishes it.
 PUBLISHED = {"calories": 273, "carbohydrates": 55, "sugar": 39, "fiber": 6, "potassium": 862,
              "protein": 8, "sodium": 89}
-# Measured: 272.5 kcal, 55.9 g, 40.5 g, 6.2 g, 862 mg, 8.7 g, 89.2 mg.
-TOLERANCE = {"calories": 0.05, "carbohydrates": 0.05, "sugar": 0.05, "fiber": 0.05,
-             "potassium": 0.05, "protein": 0.10, "sodium": 0.05}
+# Measured: 272.5 kcal, 55.9 g, 40.5 g, 6.2 g, 862 mg, 8.7 g, 89.2 mg. The page rounds to
+# whole units, so a published 8 g stands for [7.5, 8.5): "within 5 %" is measured against
+# that interval (8.7 g is 2.3 % above 8.5 g, 8.6 % above 8 g).
 
 
-def test_published_smoothie_within_stated_tolerance(resolver):
+def test_published_smoothie_within_five_percent_on_every_nutrient(resolver):
     recipe = resolver.recipe(SMOOTHIE)
-    assert recipe.kept
+    assert recipe.kept and not recipe.flags
     for name, published in PUBLISHED.items():
         computed = recipe.nutrition.per_serving[name]
-        assert computed == pytest.approx(published, rel=TOLERANCE[name]), name
+        low, high = published - 0.5, published + 0.5
+        assert low * 0.95 <= computed <= high * 1.05, (name, computed, published)
+    assert recipe.ingredients[0].sr28_description == "Blueberries, frozen, unsweetened"
 
 
 def test_cli_build_skips_when_up_to_date_and_rebuilds_when_inputs_change(tmp_path, sr28):
@@ -131,7 +133,7 @@ def test_cli_build_skips_when_up_to_date_and_rebuilds_when_inputs_change(tmp_pat
     assert first.exit_code == 0, first.output
     assert "up to date" not in first.output
     second = CliRunner().invoke(app, args)
-    assert second.exit_code == 0 and "up to date" in second.output
+    assert second.exit_code == 0 and "up to date" in " ".join(second.output.split())
     write_jsonl(corpus, [GOOD, {"id": "tea", "title": "Tea", "ingredients": ["2 cups water"]}])
     third = CliRunner().invoke(app, args)
     assert "up to date" not in third.output

@@ -9,6 +9,7 @@ shared food shape), ``quality.json`` and ``manifest.json``.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +21,18 @@ from pydantic import BaseModel
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.recipes.foods import recipe_foods
-from nutrireason.recipes.grams import Weigher
+from nutrireason.recipes.grams import Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Matcher, load_ingredient_map
 from nutrireason.recipes.nutrition import recipe_nutrition
-from nutrireason.recipes.parse import parse_line, parse_many
-from nutrireason.recipes.schema import RecipeRecord, ResolvedIngredient, ResolvedRecipe
+from nutrireason.recipes.parse import MASS_UNITS, parse_line, parse_many
+from nutrireason.recipes.schema import (
+    RecipeNutrition,
+    RecipeRecord,
+    ResolvedIngredient,
+    ResolvedRecipe,
+)
+from nutrireason.recipes.state import StateResolver, load_cooking_yields
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
@@ -40,6 +47,12 @@ class RecipeRules(_Strict):
     version: int
     source: Source
     min_resolved_share: RuleValue
+    max_line_grams: RuleValue
+    max_total_grams: RuleValue
+    max_energy_density: RuleValue
+    serving_energy: RuleValue
+    min_serving_energy: RuleValue
+    published_ratio: RuleValue
     min_total_grams: RuleValue
     min_match_score: RuleValue
     nutrient_coverage: RuleValue
@@ -48,7 +61,7 @@ class RecipeRules(_Strict):
 
 GENERATOR = f"nutrireason {__version__} recipes-build 1"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
-RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml")
+RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml")
 
 
 def build_inputs(corpus_file: Path) -> list[Path]:
@@ -70,6 +83,7 @@ class Resolver:
     nutrients: dict[str, dict[str, float]]
     rules: RecipeRules
     standards: Standards
+    states: StateResolver
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
@@ -77,13 +91,15 @@ class Resolver:
         return cls(Matcher(sr28.foods, reviewed.names),
                    Weigher(sr28.weights, reviewed.unit_weights),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
-                   load_recipe_rules(), load_standards())
+                   load_recipe_rules(), load_standards(),
+                   StateResolver(sr28.foods, load_cooking_yields()))
 
     def ingredient(self, line: str) -> ResolvedIngredient:
-        """Parse, match and weigh one line."""
+        """Parse, match (in the line's state) and weigh one line."""
         parsed = parse_line(line)
         item = ResolvedIngredient(line=line, kind=parsed.kind, quantity=parsed.quantity,
                                   unit=parsed.unit, food=parsed.food, prep=parsed.prep,
+                                  states=parsed.states, rules=parsed.rules,
                                   problem=parsed.problem)
         if parsed.kind == "header" or parsed.problem:
             return item
@@ -91,42 +107,129 @@ class Resolver:
         if match is None or match.score < self.rules.min_match_score.value:
             item.problem = f"no SR28 food for {parsed.food!r}"
             return item
-        item.ndb_no, item.sr28_description = match.ndb_no, match.description
+        choice = self.states.choose(match.ndb_no, parsed.states, line)
+        item.ndb_no, item.sr28_description = choice.ndb_no, choice.description
         item.match_score, item.match_method = match.score, match.method
+        if choice.state and choice.ndb_no != match.ndb_no:
+            item.match_method = f"{match.method}+state:{choice.state}"
         if parsed.kind == "quantified":
-            weighed = self.weigher.weigh(parsed, match.ndb_no)
+            weighed = self.weigher.weigh(parsed, choice.ndb_no)
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
+            if choice.yield_factor is not None and item.grams is not None:
+                item.grams = round(item.grams / choice.yield_factor, 3)
+                item.yield_factor = choice.yield_factor
+                item.grams_method = f"{item.grams_method}; cooked->raw yield " \
+                                    f"{choice.yield_factor:g} ({choice.yield_source})"
+            self._check_amount(item)
         return item
 
+    def _check_amount(self, item: ResolvedIngredient) -> None:
+        """A line heavier than any plausible recipe line is dropped with a reason."""
+        limit = self.rules.max_line_grams.value
+        if item.grams is not None and item.grams > limit:
+            item.problem = f"implausible amount: {item.grams:,.0f} g is over {limit:,.0f} g " \
+                           "for one line"
+            item.grams = None
+
     def recipe(self, record: RecipeRecord) -> ResolvedRecipe:
-        """Resolve a recipe and decide whether it is kept."""
+        """Resolve a recipe and decide whether it is kept (and flagged for review)."""
         items = [self.ingredient(line) for line in record.ingredients]
         category = food_category(record, self.rules)
         exclusion = self._exclusion(items)
-        nutrition = None
+        nutrition, flags = None, []
         if exclusion is None:
             nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
                                          self.rules.nutrient_coverage.value)
-            if nutrition.total_grams < self.rules.min_total_grams.value:
-                exclusion = f"too light: total weight {nutrition.total_grams:g} g is under " \
-                            f"{self.rules.min_total_grams.value:g} g"
+            exclusion = self._implausible_total(nutrition)
+            if exclusion:
                 nutrition = None
+            else:
+                flags = self._flags(record, nutrition, category)
         return ResolvedRecipe(record=record, ingredients=items, food_category=category,
-                              kept=exclusion is None, exclusion=exclusion, nutrition=nutrition)
+                              kept=exclusion is None, exclusion=exclusion, flags=flags,
+                              nutrition=nutrition)
 
     def _exclusion(self, items: list[ResolvedIngredient]) -> str | None:
-        quantified = [i for i in items if i.kind == "quantified" or i.problem and
-                      i.problem.startswith(("non-numeric", "quantity"))]
+        """Why a recipe cannot be resolved reliably, or None.
+
+        An implausible quantity anywhere excludes it (the recipe text is corrupt). Otherwise
+        the unresolved lines must stay under 10 % of the recipe's estimated mass: a mass unit
+        or ingredient-slicer's generic density where there is one, else the median weight of
+        the recipe's resolved lines (an unknown line counts as a typical line)."""
+        quantified = [i for i in items if i.kind == "quantified"]
         if not quantified:
             return "no quantified ingredients"
+        for item in quantified:
+            if item.problem and item.problem.startswith("implausible"):
+                return f"implausible quantity: {item.line!r}: {item.problem}"
         unresolved = [i for i in quantified if not (i.grams and i.ndb_no)]
-        share = 1 - len(unresolved) / len(quantified)
-        if share < self.rules.min_resolved_share.value:
+        resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
+        typical = resolved[len(resolved) // 2] if resolved else None
+        for item in unresolved:
+            item.estimated_grams = self._estimate(item) or typical
+        estimated = sum(i.estimated_grams or 0.0 for i in unresolved)
+        total = sum(resolved) + estimated
+        mass_share = estimated / total if total else 1.0
+        if mass_share > 1 - self.rules.min_resolved_share.value:
             first = unresolved[0]
             return (f"unresolved ingredients: {len(unresolved)} of {len(quantified)} quantified "
-                    f"lines (first: {first.line!r}: {first.problem})")
+                    f"lines, {mass_share:.0%} of the estimated mass (first: {first.line!r}: "
+                    f"{first.problem})")
         return None
+
+    def _estimate(self, item: ResolvedIngredient) -> float | None:
+        """Grams of an unresolved line: its mass unit, else ingredient-slicer's density."""
+        if item.quantity is None:
+            return None
+        if item.unit in MASS_UNITS:
+            return convert(item.quantity, item.unit, "gram")
+        generic = parse_line(item.line).generic_grams
+        return round(generic, 3) if generic else None
+
+    def _implausible_total(self, nutrition: RecipeNutrition) -> str | None:
+        rules = self.rules
+        if nutrition.total_grams < rules.min_total_grams.value:
+            return f"too light: total weight {nutrition.total_grams:g} g is under " \
+                   f"{rules.min_total_grams.value:g} g"
+        if nutrition.total_grams > rules.max_total_grams.value:
+            return f"implausible total: {nutrition.total_grams:,.0f} g is over " \
+                   f"{rules.max_total_grams.value:,.0f} g"
+        density = nutrition.per_100g.get("calories")
+        if density is not None and density > rules.max_energy_density.value:
+            return f"implausible energy density: {density:.0f} kcal per 100 g"
+        return None
+
+    def _flags(self, record: RecipeRecord, nutrition: RecipeNutrition,
+               category: str) -> list[str]:
+        """Reasons a kept recipe needs a look: energy per serving out of range, or far from
+        the nutrition the recipe itself publishes."""
+        flags = []
+        energy = (nutrition.per_serving or {}).get("calories")
+        if energy is not None and energy > self.rules.serving_energy.value:
+            flags.append(f"energy per serving {energy:,.0f} kcal is over "
+                         f"{self.rules.serving_energy.value:,.0f} kcal: check servings")
+        low_ok = category in ("beverages", "sauces and condiments", "soups")
+        if energy is not None and energy < self.rules.min_serving_energy.value and not low_ok:
+            flags.append(f"energy per serving {energy:.1f} kcal is under "
+                         f"{self.rules.min_serving_energy.value:g} kcal")
+        published = _published_calories(record)
+        if energy and published:
+            ratio = energy / published
+            bound = self.rules.published_ratio.value
+            if ratio > bound or ratio < 1 / bound:
+                flags.append(f"computed {energy:,.0f} kcal per serving is {ratio:.2f}x the "
+                             f"recipe's published {published:,.0f} kcal")
+        return flags
+
+
+def _published_calories(record: RecipeRecord) -> float | None:
+    """Calories per serving from the record's own ``nutrition`` field, when numeric."""
+    value = (record.nutrition or {}).get("calories")
+    if isinstance(value, str):
+        match = re.search(r"\d+(?:\.\d+)?", value.replace(",", ""))
+        value = float(match.group(0)) if match else None
+    return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
 def food_category(record: RecipeRecord, rules: RecipeRules) -> str:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from nutrireason.errors import DataError
 from nutrireason.recipes.schema import RecipeRecord
+from nutrireason.recipes.servings import parse_yield
 
 WIKIBOOKS_FILE = "recipes_en-us.json"
 WIKIBOOKS_URL = "https://en.wikibooks.org/wiki/"
@@ -131,11 +132,9 @@ def slug(text: str) -> str:
 
 
 def parse_servings(value: Any) -> float | None:
-    """"4" -> 4, "6–8" -> 7, "4 persons" -> 4, "Varies" -> None."""
+    """"4" -> 4, "6–8" -> 7, "4 persons" -> 4, "Varies" -> None (see
+    :func:`nutrireason.recipes.servings.parse_yield`); a zero or negative count -> None."""
     if value is None:
         return None
-    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", str(value))]
-    if not numbers or numbers[0] <= 0:
-        return None
-    ranged = len(numbers) >= 2 and re.search(r"\d\s*(?:-|–|to)\s*\d", str(value))
-    return (numbers[0] + numbers[1]) / 2 if ranged else numbers[0]
+    count = parse_yield(str(value))
+    return count if count and count > 0 else None

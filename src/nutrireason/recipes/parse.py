@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 
 from ingredient_slicer import IngredientSlicer
 
+from nutrireason.recipes.lines import MASS, leading_quantity, paren_measure, prepare, strip_noise
+
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
 VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "deciliter", "quart",
                 "pint", "gallon", "fluid ounce"}
@@ -38,6 +40,22 @@ class ParsedLine:
     problem: str | None = None
     generic_grams: float | None = None  # ingredient-slicer's density-based estimate
     raw_food: str | None = None  # ingredient-slicer's food name, lower-cased
+    states: list[str] = field(default_factory=list)  # cooked, canned, drained, ... (whole line)
+    rules: list[str] = field(default_factory=list)  # text and quantity rules that fired
+
+
+# Words on a line (parentheticals included) that say which state of a food is meant.
+STATE_WORDS = {
+    "cooked": "cooked", "boiled": "boiled", "steamed": "boiled", "simmered": "boiled",
+    "poached": "boiled", "roasted": "roasted", "baked": "roasted", "grilled": "grilled",
+    "broiled": "grilled", "fried": "fried", "sauteed": "cooked", "sautéed": "cooked",
+    "canned": "canned", "tinned": "canned", "drained": "drained", "rinsed": "rinsed",
+    "dried": "dried", "dry": "dried", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
+    "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
+    "rotisserie": "cooked", "shredded": "shredded",
+}
+# Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
+MAX_QUANTITY = {"mass": 25_000.0, "volume": 100.0, "count": 500.0}
 
 
 _CACHE: dict[str, ParsedLine] = {}
@@ -79,28 +97,133 @@ def parse_many(lines: list[str], workers: int = 1) -> None:
     _CACHE.update(zip(todo, parsed, strict=True))
 
 
+# Lines naming kitchen equipment, not food ("10 bamboo skewers").
+NON_FOOD = re.compile(r"(?i)\b(skewers?|toothpicks?|parchment|baking paper|aluminum foil|"
+                      r"kitchen twine|cupcake liners?|popsicle sticks?|ramekins?)\b")
+
+
 def _parse(text: str) -> ParsedLine:
     line = text
     if not re.search(r"[a-z]", text, re.I) or text.endswith(":"):
         return ParsedLine(line, "header")
-    sliced = IngredientSlicer(text).to_json()
+    if NON_FOOD.search(text):
+        return ParsedLine(line, "header", problem="equipment, not food")
+    prepared = prepare(text)
+    main = prepared.main if re.search(r"[a-z]", prepared.main, re.I) else strip_noise(text)
+    sliced = IngredientSlicer(main).to_json()
     unit = sliced.get("standardized_unit")
     quantity, problem = _quantity(sliced.get("quantity"))
+    rules = list(prepared.rules)
+    quantity, unit = _own_quantity(main, quantity, unit, rules)
+    measure = paren_measure(strip_noise(text), prepared.parentheticals)
+    if measure and _measure_wins(unit, measure.unit):
+        quantity = measure.quantity * (quantity if measure.each and quantity else 1.0)
+        unit = measure.unit
+        rules.append("paren_measure")
     if unit in SMALL_MEASURES and quantity is not None:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
-    food = clean_food(sliced.get("food"), unit)
+    food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
+    if food is None:  # "1/2 stick ((4 tbsp) butter)": the food sits in a parenthetical
+        others = [p for p in prepared.parentheticals if not re.match(r"^[\d\s./-]", p)]
+        food = clean_food(others[-1], unit) if others else None
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
                         prep=list(sliced.get("prep") or []),
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
-                        raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None)
+                        raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None,
+                        states=line_states(text), rules=rules)
+    parsed.problem = parsed.problem or unreadable_number(text)
     if quantity is None or unit in VAGUE_UNITS:
         parsed.unit_kind = "vague" if unit in VAGUE_UNITS else None
+        if parsed.problem:
+            parsed.kind = "quantified"
         return parsed
     parsed.kind = "quantified"
     parsed.quantity = quantity
     parsed.unit_kind = unit_kind(unit)
+    parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
+    parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     return parsed
+
+
+def _food_before_comma(main: str, food: str | None, unit: str | None,
+                       rules: list[str]) -> str | None:
+    """The food named before the first comma when the slicer took words from after it
+    ("1 lb Brussels sprouts, outer leaves removed" -> "brussels sprouts", not "... removed")."""
+    head = main.split(",")[0]
+    if food is None or head == main or not re.match(r"^\s*\d", head):
+        return food
+    before = set(re.findall(r"[a-z0-9%'-]+", head.lower()))
+    if set(food.split()) <= before:
+        return food
+    shorter = clean_food(IngredientSlicer(head).to_json().get("food"), unit)
+    if shorter:
+        rules.append("food_before_comma")
+        return shorter
+    return food
+
+
+def _rescaled(grams: float | None, sliced: dict, quantity: float, unit: str | None
+              ) -> float | None:
+    """The slicer's gram estimate for the quantity we kept (None when the unit changed)."""
+    sliced_quantity = _quantity(sliced.get("quantity"))[0]
+    if grams is None or not sliced_quantity or unit != sliced.get("standardized_unit"):
+        return None if unit != sliced.get("standardized_unit") else grams
+    return grams * quantity / sliced_quantity
+
+
+def _own_quantity(main: str, quantity: float | None, unit: str | None,
+                  rules: list[str]) -> tuple[float | None, str | None]:
+    """The line's own leading number wins over the slicer's (which multiplies numbers it finds
+    later in the line: "2 lbs. ground beef 7-20 % fat" -> 14 lbs)."""
+    leading = leading_quantity(main)
+    if leading is None:
+        return quantity, unit
+    if leading.unit:
+        if (quantity, unit) != (leading.quantity, leading.unit):
+            rules.append("pack_size")
+        return leading.quantity, leading.unit
+    if quantity is not None and abs(quantity - leading.quantity) > 1e-9:
+        rules.append("leading_number")
+    return leading.quantity, unit
+
+
+def _measure_wins(unit: str | None, measure_unit: str) -> bool:
+    """A parenthetical measure replaces a count or container ("1 (15 oz) can"), and a mass
+    replaces a volume ("1 cup (220 g)"); a mass on the line itself stays."""
+    kind = unit_kind(unit)
+    return kind == "count" or (kind == "volume" and measure_unit in MASS)
+
+
+def line_states(text: str) -> list[str]:
+    """State words anywhere on the line ("1 cup rice, cooked", "(drained)"), in a fixed order."""
+    words = set(re.findall(r"[a-zé]+", text.lower()))
+    found = {STATE_WORDS[w] for w in words if w in STATE_WORDS}
+    if re.search(r"\bbone[- ]?in\b", text.lower()):
+        found.add("bone_in")
+    return sorted(found)
+
+
+def unreadable_number(text: str) -> str | None:
+    """Scientific notation or a run of 6+ digits is not a kitchen quantity: name it."""
+    match = re.search(r"\b\d+(?:\.\d+)?e[+-]?\d+\b|\b\d{6,}\b", text, re.I)
+    return f"implausible quantity {match.group(0)!r}" if match else None
+
+
+def implausible_quantity(quantity: float, kind: str, unit: str | None) -> str | None:
+    """A quantity beyond any recipe line for its kind of unit (grams for mass units)."""
+    amount = quantity
+    if kind == "mass":
+        from nutrireason.recipes.grams import convert
+
+        amount = convert(quantity, unit, "gram")
+    elif kind == "volume" and unit not in ("cup", "tablespoon", "teaspoon"):
+        from nutrireason.recipes.grams import convert
+
+        amount = convert(quantity, unit, "cup")
+    if amount > MAX_QUANTITY[kind]:
+        return f"implausible quantity {quantity:g} {unit or 'items'}"
+    return None
 
 
 def unit_kind(unit: str | None) -> str:

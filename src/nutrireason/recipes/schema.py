@@ -29,6 +29,15 @@ class RecipeRecord(BaseModel):
         default=None, description="published nutrition per serving, as given by the source")
     notes: str | None = None
 
+    @field_validator("servings", mode="before")
+    @classmethod
+    def _servings(cls, value: Any) -> float | None:
+        """A number or a yield text ("serves 4-6", "Makes 12 bites", "2 loaves"); a
+        non-positive or absurd count is an error naming the value."""
+        from nutrireason.recipes.servings import servings_from
+
+        return servings_from(value)
+
     @field_validator("ingredients")
     @classmethod
     def _lines(cls, lines: list[str]) -> list[str]:
@@ -47,12 +56,19 @@ class ResolvedIngredient(BaseModel):
     unit: str | None = None
     food: str | None = None
     prep: list[str] = Field(default_factory=list)
+    states: list[str] = Field(default_factory=list, description="cooked, canned, drained, ...")
+    rules: list[str] = Field(default_factory=list, description="parsing rules that fired")
     ndb_no: str | None = None
     sr28_description: str | None = None
     match_score: float | None = None
     match_method: str | None = None
     grams: float | None = None
     grams_method: str | None = None
+    yield_factor: float | None = Field(
+        default=None, description="cooked grams per raw gram applied to reach raw grams")
+    estimated_grams: float | None = Field(
+        default=None, description="unresolved lines only: a generic-density estimate of the "
+        "line's mass, used to judge how much of the recipe is unresolved")
     problem: str | None = None
 
 
@@ -75,4 +91,6 @@ class ResolvedRecipe(BaseModel):
     food_category: str
     kept: bool
     exclusion: str | None = None
+    flags: list[str] = Field(default_factory=list,
+                             description="kept but implausible: reasons to review")
     nutrition: RecipeNutrition | None = None

@@ -1,0 +1,94 @@
+"""Recipe nutrition against what real recipe pages publish.
+
+    .venv/bin/python benchmarks/nutrition_accuracy.py \
+        ../shared/validation/published-nutrition-dev.json
+    .venv/bin/python benchmarks/nutrition_accuracy.py FILE --build DIR   # score an existing build
+
+Builds FILE with the same code as `nutrireason recipes build --recipes FILE` (into a temporary
+folder unless --build names a finished build) and prints: the kept share; per nutrient (calories,
+protein, sodium, carbohydrates, saturated fat, sugar) the number compared, the median absolute
+percentage error and the share within 20 % of the published figure; kept recipes beyond 2x
+(or under 0.5x) published calories, flagged or not; then the worst recipes by calories with
+the kcal each line contributes. Published figures are sites' own estimates: read the
+distribution, not single recipes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from nutrireason.recipes.validation import compare_build, read_published, summary, worst
+
+TARGETS = {"kept_share": 0.90, "calories": (0.10, 0.70), "protein": (0.12, None),
+           "sodium": (0.15, None)}
+
+
+def build(corpus: Path, out: Path) -> None:
+    """`recipes build --recipes corpus --out out`, in process."""
+    from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
+    from nutrireason.recipes.load import load_corpus
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
+    build_corpus(load_corpus(corpus), resolver, out, build_inputs(corpus), workers=2)
+
+
+def kcal_per_100g() -> dict[str, float]:
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    table = read_sr28(require("usda-sr28") / "sr28").nutrients
+    return dict(zip(table["ndb_no"], table["calories"], strict=True))
+
+
+def print_summary(figures: dict) -> None:
+    print(f"recipes {figures['recipes']}, kept {figures['kept']} "
+          f"({figures['kept_share']:.1%}; target >= {TARGETS['kept_share']:.0%})")
+    print(f"{'nutrient':<15}{'n':>5}{'median err':>12}{'within 20%':>12}")
+    for nutrient, row in figures["nutrients"].items():
+        median = "-" if row["median_error"] is None else f"{row['median_error']:.1%}"
+        within = "-" if row["within_20"] is None else f"{row['within_20']:.1%}"
+        print(f"{nutrient:<15}{row['n']:>5}{median:>12}{within:>12}")
+    print(f"kept recipes beyond 2x or under 0.5x published calories: {figures['over_2x']} "
+          f"({figures['over_2x_unflagged']} without a flag)")
+
+
+def print_worst(comparisons, kcal: dict[str, float], count: int) -> None:
+    print(f"\nworst {count} kept recipes by calories (computed / published):")
+    for item in worst(comparisons, count):
+        print(f"\n{item.ratio():.2f}x  {item.id}  {item.title!r}  "
+              f"computed {item.computed['calories']:.0f} vs published "
+              f"{item.published['calories']:.0f} kcal/serving  flags={item.flags}")
+        for line in item.lines:
+            grams = line.get("grams")
+            energy = kcal.get(line.get("ndb_no") or "", float("nan"))
+            part = "" if grams is None else f"{grams:8.1f} g {grams * energy / 100:7.0f} kcal"
+            food = line.get("sr28_description") or line.get("problem") or ""
+            print(f"    {part:<24} {line['line'][:60]:<60} -> {food[:60]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path, help="published-nutrition JSON file")
+    parser.add_argument("--build", type=Path, help="score this finished build instead")
+    parser.add_argument("--worst", type=int, default=15)
+    args = parser.parse_args(argv)
+    published = read_published(args.path)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.build
+        if folder is None:
+            folder = Path(tmp)
+            build(args.path, folder)
+        comparisons = compare_build(folder, published)
+    print_summary(summary(comparisons))
+    if args.worst:
+        print_worst(comparisons, kcal_per_100g(), args.worst)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Text rules applied to an ingredient line before ``ingredient-slicer`` sees it.
+
+Each rule is one small function with one job, so that each error class found in real recipe
+lines has one clear, tested fix:
+
+- :func:`strip_noise`: HTML, temperatures ("105°F"), note references ("[See Note 1]"), emoji;
+- :func:`split_parentheticals`: "(15-ounce)", "(about 3 pounds)", "(drained)" leave the main
+  text (the slicer multiplies numbers it finds in them: "4 lbs roast (cut into 4 chunks)" would
+  read as 16 lbs) and are kept aside, for a measure or state words;
+- :func:`first_alternative`: "X or Y" keeps X ("1 cup yogurt or sour cream");
+- :func:`expand_abbreviations`: "2 TB oil" -> tablespoon; "about", "scant", "heaping" go;
+- :func:`leading_quantity`: the number that starts the line ("1 1/2", "1-1/2", "½", "2-3" as
+  the middle of the range, "2 14-ounce cans" as 2 x 14 ounces);
+- :func:`paren_measure`: a measure in a parenthetical ("(15 oz)", "(about 3 pounds)", "(220g)").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FRACTIONS = {"½": "1/2", "¼": "1/4", "¾": "3/4", "⅓": "1/3", "⅔": "2/3", "⅛": "1/8",
+             "⅜": "3/8", "⅝": "5/8", "⅞": "7/8", "⅕": "1/5", "⅙": "1/6"}
+# Measure words in parentheticals and "N X-ounce cans" -> the slicer's standardised unit.
+MEASURES = {
+    "g": "gram", "gm": "gram", "gms": "gram", "gr": "gram", "gram": "gram", "grams": "gram",
+    "kg": "kilogram", "kgs": "kilogram", "kilogram": "kilogram", "kilograms": "kilogram",
+    "oz": "ounce", "ounce": "ounce", "ounces": "ounce",
+    "lb": "pound", "lbs": "pound", "pound": "pound", "pounds": "pound",
+    "ml": "milliliter", "milliliter": "milliliter", "milliliters": "milliliter",
+    "millilitre": "milliliter", "millilitres": "milliliter",
+    "l": "liter", "liter": "liter", "liters": "liter", "litre": "liter", "litres": "liter",
+    "cup": "cup", "cups": "cup", "tbsp": "tablespoon", "tablespoon": "tablespoon",
+    "tablespoons": "tablespoon", "tsp": "teaspoon", "teaspoon": "teaspoon",
+    "teaspoons": "teaspoon", "fl oz": "fluid ounce", "fluid ounce": "fluid ounce",
+    "fluid ounces": "fluid ounce",
+}
+MASS = {"gram", "kilogram", "ounce", "pound"}
+APPROXIMATE = r"about|approx\.?|approximately|around|roughly|scant|heaping|heaped|generous|" \
+              r"rounded|level|~|appx\.?"
+_NUMBER = r"\d+(?:\.\d+)?(?:\s+\d+/\d+|\s*-\s*\d+/\d+|/\d+)?"
+_MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reverse=True))
+
+
+@dataclass
+class LineText:
+    """An ingredient line after the text rules: what the slicer reads, and what was set aside."""
+
+    main: str
+    parentheticals: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+
+
+def strip_noise(text: str) -> str:
+    """HTML tags, temperatures, note references, emoji and odd symbols removed; unicode
+    fractions spelled out ("1½" -> "1 1/2"); whitespace collapsed."""
+    text = re.sub(r"<[^>]+>", " ", text)
+    for glyph, spelled in FRACTIONS.items():
+        text = re.sub(rf"(\d){glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
+    text = text.replace("⁄", "/").replace("–", "-").replace("—", "-")
+    text = re.sub(r"\d+\s*°\s*[FC]?(?:\s*(?:to|-)\s*\d+\s*°\s*[FC]?)?", " ", text)
+    text = re.sub(r"\[[^\]]*\]", " ", text)
+    text = re.sub(r"[^\w\s/\-.,()%'&;:+]", " ", text)
+    return " ".join(text.split())
+
+
+def split_parentheticals(text: str) -> tuple[str, list[str]]:
+    """Main text without any (...) groups, innermost first, and the groups' texts in order."""
+    found: list[str] = []
+    while True:
+        match = re.search(r"\(([^()]*)\)", text)
+        if not match:
+            break
+        inner = " ".join(match.group(1).split())
+        if inner:
+            found.append(inner)
+        text = text[:match.start()] + " " + text[match.end():]
+    text = text.replace("(", " ").replace(")", " ")
+    return " ".join(text.split()), found
+
+
+ADJECTIVES = {"fresh", "frozen", "dried", "canned", "light", "dark", "low", "regular", "whole",
+              "plain", "sweet", "salted", "unsalted", "white", "brown", "red", "green", "yellow",
+              "hot", "mild", "large", "small", "medium", "raw", "cooked", "chopped", "ground"}
+
+
+def first_alternative(text: str) -> str:
+    """"X or Y" -> X, and "X / Y" -> X, unless the alternative is a number ("1 or 2 eggs").
+    Alternative adjectives keep the first and the shared noun ("fresh or frozen peas" ->
+    "fresh peas", "low-fat or Greek yogurt" -> "low-fat yogurt" is not guessed: only the
+    adjective pair goes)."""
+    text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
+                  r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
+    text = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)[0]
+    return text.strip(" ,;-")
+
+
+def expand_abbreviations(text: str) -> str:
+    """"TB"/"T" (capital) -> tablespoon, "c." -> cup; approximators dropped; " - " joins."""
+    text = re.sub(r"(?<=\d)\s*(?:TB|Tb|T)\b\.?", " tablespoon", text)
+    text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
+    text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
+    text = re.sub(r"\s+-\s+", " ", text)
+    return " ".join(text.split()).strip(" ,;-")
+
+
+def parse_number(text: str) -> float | None:
+    """"1 1/2", "1-1/2", "3/4", "2.5", "2" -> a float; anything else None."""
+    text = text.strip()
+    mixed = re.fullmatch(r"(\d+)(?:\s+|\s*-\s*)(\d+)/(\d+)", text)
+    if mixed:
+        whole, top, bottom = (int(g) for g in mixed.groups())
+        return whole + top / bottom if bottom else None
+    fraction = re.fullmatch(r"(\d+)/(\d+)", text)
+    if fraction:
+        top, bottom = (int(g) for g in fraction.groups())
+        return top / bottom if bottom else None
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    return None
+
+
+@dataclass(frozen=True)
+class Leading:
+    """The quantity at the start of a line; ``unit`` only for "2 14-ounce cans" forms."""
+
+    quantity: float
+    unit: str | None = None
+    text: str = ""
+
+
+def leading_quantity(text: str) -> Leading | None:
+    """The line's own leading number: a mixed number, a fraction, a range (its middle) or
+    "N M-unit" (N packages of M units each)."""
+    packs = re.match(rf"^(\d+)\s+(\d+(?:\.\d+)?)\s*-?\s*({_MEASURE_WORDS})\.?(?![\w])",
+                     text, re.I)
+    if packs:
+        count, each = float(packs.group(1)), float(packs.group(2))
+        return Leading(count * each, MEASURES[packs.group(3).lower()], packs.group(0))
+    ranged = re.match(rf"^({_NUMBER})\s*(?:-|to|or)\s*({_NUMBER})(?![\d/])", text)
+    if ranged and parse_number(ranged.group(0)) is None:
+        low, high = parse_number(ranged.group(1)), parse_number(ranged.group(2))
+        if low is not None and high is not None and high > low:
+            return Leading((low + high) / 2, None, ranged.group(0))
+    single = re.match(rf"^({_NUMBER})(?![\d/])", text)
+    if single:
+        value = parse_number(single.group(1))
+        if value is not None:
+            return Leading(value, None, single.group(0))
+    return None
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure found in a parenthetical; ``each`` when it gives the size of one item."""
+
+    quantity: float
+    unit: str
+    each: bool
+
+
+def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
+    """The first parenthetical that is only a measure: "(15-ounce)", "(about 3 pounds)",
+    "(220g)", "(4 oz. each)". It gives one item's size when it follows the leading number
+    ("1 (15 oz) can") or says "each"; otherwise the line's total."""
+    for inner in parentheticals:
+        text = expand_abbreviations(inner.lower().split(",")[0])
+        match = re.fullmatch(rf"({_NUMBER})\s*-?\s*({_MEASURE_WORDS})\.?(\s+each)?"
+                             r"(?:\s+(?:can|package|jar|bag|box|bottle|carton|container|tin))?",
+                             text)
+        if not match:
+            continue
+        value = parse_number(match.group(1))
+        if value is None or value <= 0:
+            continue
+        after_number = re.match(rf"^\s*{_NUMBER}\s*\(\s*{re.escape(inner)}", line) is not None
+        return Measure(value, MEASURES[match.group(2)], bool(match.group(3)) or after_number)
+    return None
+
+
+def prepare(line: str) -> LineText:
+    """Apply the text rules in order; ``rules`` names each rule that changed the text."""
+    rules = []
+    text = strip_noise(line)
+    if text != " ".join(line.split()):
+        rules.append("noise")
+    main, parentheticals = split_parentheticals(text)
+    if parentheticals:
+        rules.append("parentheticals")
+    for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations)):
+        changed = rule(main)
+        if changed != main:
+            rules.append(name)
+            main = changed
+    return LineText(main, parentheticals, rules)

@@ -1,0 +1,175 @@
+"""Food state: a line that says cooked, canned, drained, frozen or dried gets the SR28 entry in
+that state ("1 cup cooked rice" -> *Rice, white, long-grain, regular, enriched, cooked*, not the
+raw grain), or, where SR28 has none, the raw entry with a cooking-yield conversion recorded on
+the line (``standards/data/cooking_yields.yaml``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from nutrireason.standards import standards_dir
+from nutrireason.standards.loader import Source, _Strict, load_model
+
+# Line states that mean the food was cooked before it is measured.
+COOKED_STATES = {"cooked", "boiled", "roasted", "grilled", "fried", "canned"}
+# Description words that mark an uncooked entry.
+RAW_WORDS = {"raw", "dry", "uncooked", "unprepared", "dried"}
+# Description words a cooked sibling may drop or add without being another food.
+NEUTRAL_WORDS = RAW_WORDS | {"fresh", "as", "purchased", "without", "with", "salt", "added",
+                             "solids", "and", "liquids", "drained", "rinsed", "in", "tap",
+                             "water", "cooked", "boiled", "enriched", "unenriched", "regular",
+                             "mature", "seeds", "all", "types", "frozen", "unheated", "year",
+                             "round", "average", "ripe"}
+# Line state -> description words a sibling must have (any one), best first.
+STATE_WORDS = {
+    "cooked": ("cooked", "canned"), "boiled": ("boiled", "cooked", "canned"),
+    "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
+    "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
+    "dried": ("dried", "dehydrated"), "skinless": ("only",),
+}
+# drained / rinsed say "canned" for foods that come canned.
+CANNED_GROUPS = {"1100", "1500", "1600", "0900"}
+EXCLUDED = {"0300", "2100", "3600"}
+
+
+class GroupYield(_Strict):
+    name: str
+    factor: float
+    source: Source
+
+
+class DefaultYield(_Strict):
+    factor: float
+    source: Source
+
+
+class CookingYields(_Strict):
+    version: int
+    source: Source
+    groups: dict[str, GroupYield]
+    default: DefaultYield
+
+    def factor(self, group_code: str) -> tuple[float, str]:
+        """Cooked grams per raw gram for an SR28 group, and where the figure comes from."""
+        entry = self.groups.get(group_code)
+        if entry is None:
+            return self.default.factor, "default"
+        return entry.factor, f"group {group_code} {entry.name}"
+
+
+def load_cooking_yields(path: Path | None = None) -> CookingYields:
+    """``standards/data/cooking_yields.yaml``."""
+    return load_model(path or standards_dir() / "cooking_yields.yaml", CookingYields)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+|\d+", text.lower()))
+
+
+@dataclass(frozen=True)
+class StateChoice:
+    """The entry for the stated state, or the raw entry with a yield factor to apply."""
+
+    ndb_no: str
+    description: str
+    state: str | None  # the state the sibling was chosen for
+    yield_factor: float | None = None
+    yield_source: str | None = None
+
+
+class StateResolver:
+    """Finds SR28 siblings in a stated state and yields for raw entries without one."""
+
+    def __init__(self, foods: pd.DataFrame, yields: CookingYields) -> None:
+        keep = ~foods["group_code"].isin(EXCLUDED) & foods["manufacturer"].fillna("").eq("")
+        kept = foods.loc[keep, ["ndb_no", "description", "group_code"]]
+        self.description = dict(zip(foods["ndb_no"], foods["description"], strict=True))
+        self.group = dict(zip(foods["ndb_no"], foods["group_code"], strict=True))
+        self.by_head: dict[str, list[tuple[str, str]]] = {}
+        for ndb, text in zip(kept["ndb_no"], kept["description"], strict=True):
+            self.by_head.setdefault(_head(text), []).append((ndb, text))
+        self.yields = yields
+
+    def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
+        """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
+        words of ``line`` break ties between siblings ("frozen, unsweetened")."""
+        current, chosen = ndb_no, None
+        for state in self._wanted(ndb_no, states):
+            found = current if words(self.description[current]) & set(STATE_WORDS[state]) \
+                else self._sibling(current, state, states, words(line))
+            if found:
+                current, chosen = found, state
+                if state != "skinless":  # skinless first, then the cooking state
+                    break
+        description = self.description[current]
+        if self.is_raw(description) and COOKED_STATES & set(states):
+            factor, where = self.yields.factor(self.group[current])
+            return StateChoice(current, description, chosen, factor, where)
+        return StateChoice(current, description, chosen)
+
+    def is_raw(self, description: str) -> bool:
+        """An uncooked entry: says raw, dry or uncooked, and no cooking word."""
+        found = words(description)
+        return bool(found & RAW_WORDS) and not found & {"cooked", "canned", "boiled",
+                                                        "roasted", "fried", "baked"}
+
+    def _wanted(self, ndb_no: str, states: list[str]) -> list[str]:
+        wanted = [s for s in ("canned", "boiled", "roasted", "grilled", "fried", "cooked",
+                              "frozen", "dried") if s in states]
+        if "skinless" in states and "skin" in words(self.description[ndb_no]):
+            wanted.insert(0, "skinless")
+        if {"drained", "rinsed"} & set(states) and self.group[ndb_no] in CANNED_GROUPS \
+                and "canned" not in wanted:
+            wanted.insert(0, "canned")
+        return wanted
+
+    def _sibling(self, ndb_no: str, state: str, states: list[str],
+                 line_words: set[str]) -> str | None:
+        """Same head and the same distinguishing words, plus a word of ``state``."""
+        description = self.description[ndb_no]
+        base = words(description) - NEUTRAL_WORDS
+        best: tuple[float, str] | None = None
+        for other, text in self.by_head.get(_head(description), []):
+            found = words(text)
+            if other == ndb_no or not found & set(STATE_WORDS[state]):
+                continue
+            missing = base - found
+            if missing - {"skin", "and"} or (missing and state != "skinless"):
+                continue
+            score = _preference(found, base, state, states) + \
+                0.5 * len(words(description) & found) - 0.1 * len(found) + \
+                1.5 * len((found - NEUTRAL_WORDS) & line_words)
+            if best is None or (score, other) > best:
+                best = (score, other)
+        return None if best is None else best[1]
+
+
+def _head(description: str) -> str:
+    return description.split(",")[0].strip().lower()
+
+
+def _preference(found: set[str], base: set[str], state: str, states: list[str]) -> float:
+    """Higher is better: the state's first word, drained solids when drained, no added salt,
+    few extra words."""
+    score = 0.0
+    if STATE_WORDS[state][0] in found:
+        score += 4
+    if "drained" in states and "drained" in found:
+        score += 2
+    if "rinsed" in found and "rinsed" not in states:
+        score -= 1
+    if "salt" in found and "without" not in found:
+        score -= 2
+    if "low" in found or "sodium" in found:
+        score -= 2
+    if found & {"cooked", "boiled", "stewed", "roasted", "fried"} and \
+            state in ("frozen", "dried", "canned", "skinless"):
+        score -= 3
+    if "fried" in found and state != "fried":
+        score -= 1
+    extra = found - base - NEUTRAL_WORDS - set(STATE_WORDS[state])
+    return score - len(extra)

@@ -1,0 +1,124 @@
+"""Compare a recipe build with the nutrition real recipe pages publish.
+
+The validation file (``published-nutrition-*.json``) holds recipes with ``id``, ``title``,
+``servings``, ``ingredients`` and ``published`` per-serving figures (``calories``,
+``protein_g``, ``sodium_mg``, ``carbohydrates_g``, ``saturated_fat_g``, ``sugar_g``). Published
+figures are each site's own estimate, not truth: judge by distribution (median absolute
+percentage error, share within 20 %), never by single recipes.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+
+# published key -> the build's nutrient id
+PUBLISHED_KEYS = {"calories": "calories", "protein_g": "protein", "sodium_mg": "sodium",
+                  "carbohydrates_g": "carbohydrates", "saturated_fat_g": "saturated_fat",
+                  "sugar_g": "sugar"}
+# Below these per-serving amounts a percentage error says little (0.2 g vs 0.4 g sugar).
+MIN_PUBLISHED = {"calories": 20.0, "protein": 1.0, "sodium": 20.0, "carbohydrates": 1.0,
+                 "saturated_fat": 0.5, "sugar": 1.0}
+
+
+@dataclass
+class RecipeComparison:
+    """One validation recipe against its build result."""
+
+    id: str
+    title: str
+    kept: bool
+    exclusion: str | None
+    flags: list[str]
+    published: dict[str, float | None]
+    computed: dict[str, float | None]
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    def error(self, nutrient: str) -> float | None:
+        """|computed - published| / published, or None where either is missing or tiny."""
+        published, computed = self.published.get(nutrient), self.computed.get(nutrient)
+        if published is None or computed is None or published < MIN_PUBLISHED[nutrient]:
+            return None
+        return abs(computed - published) / published
+
+    def ratio(self) -> float | None:
+        """computed / published calories."""
+        published, computed = self.published.get("calories"), self.computed.get("calories")
+        if not published or computed is None:
+            return None
+        return computed / published
+
+
+def read_published(path: str | Path) -> dict[str, dict[str, float | None]]:
+    """Recipe id -> published per-serving figures under the build's nutrient ids."""
+    path = Path(path)
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(path, f"cannot read validation file: {exc}") from exc
+    if not isinstance(rows, list):
+        raise DataError(path, "top level must be a list of recipes")
+    out = {}
+    for index, row in enumerate(rows):
+        published = row.get("published") if isinstance(row, dict) else None
+        if not isinstance(published, dict) or "id" not in row:
+            raise DataError(path, "each recipe needs id and published", field=f"[{index}]")
+        out[str(row["id"])] = {ours: _number(published.get(key))
+                               for key, ours in PUBLISHED_KEYS.items()}
+    return out
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def compare_build(build_dir: str | Path, published: dict[str, dict[str, float | None]]
+                  ) -> list[RecipeComparison]:
+    """Every validation recipe found in ``build_dir/recipes.jsonl`` against its figures."""
+    path = Path(build_dir) / "recipes.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    out = []
+    for row in rows:
+        ident = row["record"]["id"]
+        if ident not in published:
+            continue
+        per_serving = (row.get("nutrition") or {}).get("per_serving") or {}
+        out.append(RecipeComparison(
+            id=ident, title=row["record"]["title"], kept=row["kept"],
+            exclusion=row.get("exclusion"), flags=list(row.get("flags") or []),
+            published=published[ident],
+            computed={n: per_serving.get(n) for n in PUBLISHED_KEYS.values()},
+            lines=row["ingredients"]))
+    return out
+
+
+def summary(comparisons: list[RecipeComparison]) -> dict[str, Any]:
+    """Kept share, and per nutrient: n, median absolute error, share within 20 %."""
+    kept = [c for c in comparisons if c.kept]
+    out: dict[str, Any] = {"recipes": len(comparisons), "kept": len(kept),
+                           "kept_share": len(kept) / max(len(comparisons), 1), "nutrients": {}}
+    for nutrient in PUBLISHED_KEYS.values():
+        errors = [e for c in kept if (e := c.error(nutrient)) is not None]
+        out["nutrients"][nutrient] = {
+            "n": len(errors),
+            "median_error": statistics.median(errors) if errors else None,
+            "within_20": sum(e <= 0.2 for e in errors) / len(errors) if errors else None,
+        }
+    ratios = [r for c in kept if (r := c.ratio()) is not None]
+    out["over_2x_unflagged"] = sum(1 for c in kept if (r := c.ratio()) is not None and
+                                   (r > 2 or r < 0.5) and not c.flags)
+    out["over_2x"] = sum(1 for r in ratios if r > 2 or r < 0.5)
+    return out
+
+
+def worst(comparisons: list[RecipeComparison], count: int = 15) -> list[RecipeComparison]:
+    """The kept recipes furthest from their published calories (by log ratio)."""
+    import math
+
+    scored = [(abs(math.log(r)), c) for c in comparisons if c.kept and (r := c.ratio())]
+    return [c for _, c in sorted(scored, key=lambda pair: (-pair[0], pair[1].id))[:count]]
