@@ -107,6 +107,10 @@ class Resolver:
         if match is None or match.score < self.rules.min_match_score.value:
             item.problem = f"no SR28 food for {parsed.food!r}"
             return item
+        if self.states.plant_based_mismatch(match.ndb_no, line):
+            item.problem = f"no SR28 food for {parsed.food!r}: the line asks for a plant-based " \
+                           f"food, SR28's match is the animal food {match.description!r}"
+            return item
         choice = self.states.choose(match.ndb_no, parsed.states, line)
         item.ndb_no, item.sr28_description = choice.ndb_no, choice.description
         item.match_score, item.match_method = match.score, match.method
@@ -121,8 +125,19 @@ class Resolver:
                 item.yield_factor = choice.yield_factor
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
+            self._edible_portion(item, parsed.unit_kind, line)
             self._check_amount(item)
         return item
+
+    def _edible_portion(self, item: ResolvedIngredient, unit_kind: str | None,
+                        line: str) -> None:
+        """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry)."""
+        edible = self.states.edible_share(item.ndb_no, line) if unit_kind == "mass" else None
+        if edible is None or item.grams is None:
+            return
+        share, where = edible
+        item.grams = round(item.grams * share, 3)
+        item.grams_method = f"{item.grams_method}; edible portion x{share:.2f} ({where})"
 
     def _check_amount(self, item: ResolvedIngredient) -> None:
         """A line heavier than any plausible recipe line is dropped with a reason."""

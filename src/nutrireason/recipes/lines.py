@@ -97,6 +97,7 @@ def first_alternative(text: str) -> str:
 
 def expand_abbreviations(text: str) -> str:
     """"TB"/"T" (capital) -> tablespoon, "c." -> cup; approximators dropped; " - " joins."""
+    text = re.sub(r"(\d)\s+-\s+(\d)", r"\1-\2", text)  # "8 - 10 cups" is a range
     text = re.sub(r"(?<=\d)\s*(?:TB|Tb|T)\b\.?", " tablespoon", text)
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
     text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
@@ -131,12 +132,14 @@ class Leading:
 
 def leading_quantity(text: str) -> Leading | None:
     """The line's own leading number: a mixed number, a fraction, a range (its middle) or
-    "N M-unit" (N packages of M units each)."""
-    packs = re.match(rf"^(\d+)\s+(\d+(?:\.\d+)?)\s*-?\s*({_MEASURE_WORDS})\.?(?![\w])",
-                     text, re.I)
+    "N M-unit" / "N x M unit" (N packages of M units each; M may be a range)."""
+    packs = re.match(r"^(\d+)(?:\s+|\s*x\s*)(\d+(?:\.\d+)?)(?:\s*-\s*(\d+(?:\.\d+)?))?\s*-?\s*"
+                     rf"({_MEASURE_WORDS})\.?(?![\w])", text, re.I)
     if packs:
         count, each = float(packs.group(1)), float(packs.group(2))
-        return Leading(count * each, MEASURES[packs.group(3).lower()], packs.group(0))
+        if packs.group(3):  # "1 10-13 oz bag": the middle of the pack-size range
+            each = (each + float(packs.group(3))) / 2
+        return Leading(count * each, MEASURES[packs.group(4).lower()], packs.group(0))
     ranged = re.match(rf"^({_NUMBER})\s*(?:-|to|or)\s*({_NUMBER})(?![\d/])", text)
     if ranged and parse_number(ranged.group(0)) is None:
         low, high = parse_number(ranged.group(1)), parse_number(ranged.group(2))

@@ -36,6 +36,64 @@ QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy",
               "minced", "diced", "chopped", "steamed")
 
 
+# The last word of a name that names a product type: a match that lacks it is another food
+# ("butter beans" is not butter, "vanilla protein powder" is not vanilla extract, "blue cheese
+# dressing" is not blue cheese, "chicken bouillon" is not chicken).
+PRODUCT_HEADS = {"powder", "sauce", "dressing", "seasoning", "extract", "bouillon", "boullion",
+                 "stock", "broth", "oil", "paste", "juice", "milk", "butter", "flour", "sugar",
+                 "syrup", "vinegar", "wine", "cream", "cheese", "crumb", "chip", "bar", "mix",
+                 "blend", "spread", "jam", "preserve", "jelly", "soup", "cake", "cookie",
+                 "bread", "noodle", "pasta", "candy", "bean", "meal", "zest", "creamer",
+                 "marinade", "cracker", "cereal", "granola", "yogurt", "tofu", "sausage",
+                 "burger", "patty", "pie", "muffin", "bun", "roll", "tortilla", "wrap",
+                 "dough", "crust", "pudding", "custard", "coating", "frosting", "icing"}
+# Words that stand for one another in a product head.
+HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
+                 "broth": {"broth", "stock", "bouillon", "soup"},
+                 "bouillon": {"broth", "stock", "bouillon", "soup"},
+                 "boullion": {"broth", "stock", "bouillon", "soup"},
+                 "noodle": {"noodle", "pasta", "spaghetti", "macaroni"},
+                 "pasta": {"noodle", "pasta", "spaghetti", "macaroni"},
+                 "chip": {"chip", "morsel"}, "crumb": {"crumb"},
+                 "zest": {"peel", "zest", "rind"}, "preserve": {"preserve", "jam", "jelly"},
+                 "jam": {"preserve", "jam", "jelly"}, "cookie": {"cookie", "biscuit"},
+                 "cracker": {"cracker", "crisp"}, "powder": {"powder", "powdered", "ground",
+                                                             "dry", "dried", "granulated"}}
+
+
+# Words in a name that say nothing about which food it is.
+LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality", "best",
+               "homemade", "store", "bought", "storebought", "favorite", "favourite", "choice",
+               "your", "extra", "thin", "thick", "sliced", "chopped", "diced", "minced",
+               "shredded", "grated", "whole", "ground", "baby", "mini", "jumbo", "pure",
+               "natural", "premium", "cold", "hot", "warm", "room", "temperature", "softened",
+               "melted", "packed", "loosely", "firmly", "finely", "roughly", "coarsely",
+               "crushed", "cubed", "halved", "quartered", "trimmed", "peeled", "pitted",
+               "seeded", "boneless", "skinless", "lean", "low", "fat", "reduced", "light",
+               "unsalted", "salted", "sweetened", "unsweetened", "plain", "style", "brand",
+               "optional", "leftover", "cooked", "uncooked", "canned", "frozen", "dried", "dry",
+               "raw", "drained", "rinsed", "boiled", "roasted", "toasted", "sized", "size"}
+
+
+def names_the_food(query: str, description: str) -> bool:
+    """The description carries the query's specific words: its head and, when the query has
+    one, the modifier right before it ("flax seeds" is not lotus seeds, "butter beans" not
+    black beans)."""
+    wanted = [w for w in tokens(query) if w not in LOOSE_WORDS and w not in GENERIC_WORDS]
+    found = set(tokens(description))
+    found |= {w[:-4] for w in found if w.endswith("seed")}  # flaxseed -> flax
+    return all(w in found for w in wanted[-2:])
+
+
+def keeps_head(query: str, description: str) -> bool:
+    """False when the query ends in a product word the description does not name."""
+    wanted = tokens(query)
+    if not wanted or wanted[-1] not in PRODUCT_HEADS:
+        return True
+    accepted = HEAD_SYNONYMS.get(wanted[-1], {wanted[-1]})
+    return bool(accepted & set(tokens(description)))
+
+
 @dataclass(frozen=True)
 class Match:
     ndb_no: str
@@ -141,8 +199,9 @@ class Matcher:
         words = name.split()
         for length in range(len(words) - 1, 0, -1):
             for start in range(len(words) - length, -1, -1):
-                found = self._reviewed(" ".join(words[start:start + length]))
-                if found:
+                phrase = " ".join(words[start:start + length])
+                found = self._reviewed(phrase)
+                if found and keeps_head(name, phrase + " " + found.description):
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
         return None
 
@@ -164,6 +223,8 @@ class Matcher:
         best: tuple[float, float, int] | None = None
         for index in shared:
             text = self.lowered[index]
+            if not keeps_head(query, text) or not names_the_food(query, text):
+                continue
             key = (score_description(query, text), fuzz.token_set_ratio(query, text), -index)
             if best is None or key > best:
                 best = key

@@ -50,12 +50,12 @@ STATE_WORDS = {
     "poached": "boiled", "roasted": "roasted", "baked": "roasted", "grilled": "grilled",
     "broiled": "grilled", "fried": "fried", "sauteed": "cooked", "sautéed": "cooked",
     "canned": "canned", "tinned": "canned", "drained": "drained", "rinsed": "rinsed",
-    "dried": "dried", "dry": "dried", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
+    "dried": "dried", "dry": "raw", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
     "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
     "rotisserie": "cooked", "shredded": "shredded",
 }
 # Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
-MAX_QUANTITY = {"mass": 25_000.0, "volume": 100.0, "count": 500.0}
+MAX_QUANTITY = {"mass": 20_000.0, "volume": 50.0, "count": 500.0}
 
 
 _CACHE: dict[str, ParsedLine] = {}

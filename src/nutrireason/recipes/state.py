@@ -29,8 +29,10 @@ STATE_WORDS = {
     "cooked": ("cooked", "canned"), "boiled": ("boiled", "cooked", "canned"),
     "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
     "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
-    "dried": ("dried", "dehydrated"), "skinless": ("only",),
+    "dried": ("dried", "dehydrated"), "skinless": ("only",), "raw": ("raw", "dry", "uncooked"),
 }
+COOKING_WORDS = {"cooked", "boiled", "roasted", "fried", "baked", "stewed", "braised",
+                 "broiled", "grilled", "simmered", "prepared"}
 # drained / rinsed say "canned" for foods that come canned.
 CANNED_GROUPS = {"1100", "1500", "1600", "0900"}
 EXCLUDED = {"0300", "2100", "3600"}
@@ -81,6 +83,19 @@ class StateChoice:
     yield_source: str | None = None
 
 
+MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
+ANIMAL_GROUPS = MEAT_GROUPS | {"0100", "0700"}
+# A line saying the meat still has its bone: weights are as purchased, bone included.
+BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
+                     r"roaster|fryer)\b|\b(drumsticks?|wings?|spare ?ribs|short ribs|shanks?|"
+                     r"chicken legs?|leg quarters?)\b")
+BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
+                      r"meat only)\b")
+# Plant-based stand-ins are not the animal food SR28 has under the same name.
+PLANT_BASED = re.compile(r"(?i)\b(vegan|plant[- ]based|dairy[- ]free|non[- ]dairy|meatless|"
+                         r"meat[- ]free|veggie burger|egg[- ]free)\b")
+
+
 class StateResolver:
     """Finds SR28 siblings in a stated state and yields for raw entries without one."""
 
@@ -89,6 +104,11 @@ class StateResolver:
         kept = foods.loc[keep, ["ndb_no", "description", "group_code"]]
         self.description = dict(zip(foods["ndb_no"], foods["description"], strict=True))
         self.group = dict(zip(foods["ndb_no"], foods["group_code"], strict=True))
+        self.refuse = {}
+        if "refuse" in foods:
+            self.refuse = {ndb: (float(value), str(what)) for ndb, value, what in
+                           zip(foods["ndb_no"], foods["refuse"], foods["refuse_description"],
+                               strict=True)}
         self.by_head: dict[str, list[tuple[str, str]]] = {}
         for ndb, text in zip(kept["ndb_no"], kept["description"], strict=True):
             self.by_head.setdefault(_head(text), []).append((ndb, text))
@@ -111,6 +131,24 @@ class StateResolver:
             return StateChoice(current, description, chosen, factor, where)
         return StateChoice(current, description, chosen)
 
+    def edible_share(self, ndb_no: str, line: str) -> tuple[float, str] | None:
+        """For a bone-in meat weighed as purchased: the edible share from SR28's refuse
+        (bone) for the entry, and how it was found; None when it does not apply."""
+        if self.group.get(ndb_no) not in MEAT_GROUPS or not BONE_IN.search(line) \
+                or BONELESS.search(line):
+            return None
+        refuse, what = self.refuse.get(ndb_no, (0.0, ""))
+        if refuse <= 0 or "bone" not in what.lower():
+            return None
+        return 1 - refuse / 100, f"SR28 refuse {refuse:g} % ({what})"
+
+    def plant_based_mismatch(self, ndb_no: str, line: str) -> bool:
+        """A vegan / plant-based / dairy-free line matched to an animal food."""
+        return self.group.get(ndb_no) in ANIMAL_GROUPS and bool(PLANT_BASED.search(line)) \
+            and not words(self.description[ndb_no]) & {"soy", "imitation", "vegetarian",
+                                                       "meatless", "substitute", "almond",
+                                                       "coconut", "rice", "oat"}
+
     def is_raw(self, description: str) -> bool:
         """An uncooked entry: says raw, dry or uncooked, and no cooking word."""
         found = words(description)
@@ -122,6 +160,8 @@ class StateResolver:
                               "frozen", "dried") if s in states]
         if "skinless" in states and "skin" in words(self.description[ndb_no]):
             wanted.insert(0, "skinless")
+        if "raw" in states and not wanted and words(self.description[ndb_no]) & COOKING_WORDS:
+            wanted.append("raw")  # "macaroni (uncooked)" matched to a cooked entry
         if {"drained", "rinsed"} & set(states) and self.group[ndb_no] in CANNED_GROUPS \
                 and "canned" not in wanted:
             wanted.insert(0, "canned")
@@ -137,7 +177,9 @@ class StateResolver:
             found = words(text)
             if other == ndb_no or not found & set(STATE_WORDS[state]):
                 continue
-            missing = base - found
+            if state == "raw" and found & COOKING_WORDS:
+                continue
+            missing = base - found - (COOKING_WORDS if state == "raw" else set())
             if missing - {"skin", "and"} or (missing and state != "skinless"):
                 continue
             score = _preference(found, base, state, states) + \

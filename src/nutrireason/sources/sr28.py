@@ -245,6 +245,8 @@ def _tidy_foods(directory: Path, groups: pd.DataFrame) -> pd.DataFrame:
         "survey": (raw["Survey"] == "Y").astype(bool),
         "common_name": raw["ComName"],
         "manufacturer": raw["ManufacName"],
+        "refuse": raw["Refuse"].fillna(0.0).astype(float),  # % of as-purchased weight
+        "refuse_description": raw["Ref_desc"],
     })
 
 
