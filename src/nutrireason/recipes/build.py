@@ -25,7 +25,7 @@ from nutrireason.recipes.grams import Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Matcher, load_ingredient_map
 from nutrireason.recipes.nutrition import recipe_nutrition
-from nutrireason.recipes.parse import MASS_UNITS, parse_line, parse_many
+from nutrireason.recipes.parse import MASS_UNITS, ParsedLine, parse_line, parse_many
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -126,8 +126,22 @@ class Resolver:
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed.unit_kind, line)
+            self._drained_share(item, parsed)
             self._check_amount(item)
         return item
+
+    def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+        """A drained canned food weighed by its can's net weight keeps only the solids."""
+        can_size = {"paren_measure", "pack_size"} & set(parsed.rules) or \
+            re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line)
+        canned = "canned" in parsed.states or "canned" in (item.sr28_description or "").lower()
+        if not ("drained" in parsed.states and canned and parsed.unit_kind == "mass"
+                and can_size and item.grams is not None):
+            return
+        share = self.states.yields.drained_share
+        item.grams = round(item.grams * share.factor, 3)
+        item.grams_method = f"{item.grams_method}; drained solids x{share.factor:g} of the " \
+                            "can's net weight"
 
     def _edible_portion(self, item: ResolvedIngredient, unit_kind: str | None,
                         line: str) -> None:

@@ -139,7 +139,9 @@ def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
 
 
 def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:
-    """Per-piece portion: one naming the unit or size word, else medium, else the first."""
+    """Per-piece portion: one naming the unit or size word, else medium, else the first; a
+    whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
+    portions = sorted(portions, key=lambda p: "yield from" in p.text)
     for word in [*wanted, "medium"]:
         pattern = re.compile(rf"\b{re.escape(word.lower().rstrip('s'))}")
         for portion in portions:

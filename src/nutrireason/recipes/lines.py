@@ -91,8 +91,24 @@ def first_alternative(text: str) -> str:
     adjective pair goes)."""
     text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
                   r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
-    text = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)[0]
-    return text.strip(" ,;-")
+    parts = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
+    first = parts[0].strip(" ,;-")
+    if len(parts) == 2 and len(_food_words(first)) == 1:
+        other = re.split(r"[,;(]", parts[1])[0].split()
+        if len(other) >= 2 and other[-1].isalpha() and other[-2].lower() not in ADJECTIVES:
+            # "almond or cashew milk" -> almond milk (not "milk or white stock" -> milk stock)
+            return f"{first} {other[-1]}"
+    return first
+
+
+_UNIT_WORDS = set(MEASURES) | {"can", "cans", "jar", "jars", "package", "packages", "bag",
+                               "bags", "pinch", "dash", "handful", "bunch", "clove", "cloves",
+                               "large", "medium", "small", "x"}
+
+
+def _food_words(text: str) -> list[str]:
+    """The words of an alternative that are not its quantity or unit."""
+    return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower()) if w not in _UNIT_WORDS]
 
 
 def expand_abbreviations(text: str) -> str:
@@ -167,7 +183,8 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
     "(220g)", "(4 oz. each)". It gives one item's size when it follows the leading number
     ("1 (15 oz) can") or says "each"; otherwise the line's total."""
     for inner in parentheticals:
-        text = expand_abbreviations(inner.lower().split(",")[0])
+        text = expand_abbreviations(re.split(r",|\s/\s|/\s", inner.lower())[0])
+        text = re.sub(r"\s+each$", " each", text)
         match = re.fullmatch(rf"({_NUMBER})\s*-?\s*({_MEASURE_WORDS})\.?(\s+each)?"
                              r"(?:\s+(?:can|package|jar|bag|box|bottle|carton|container|tin))?",
                              text)
@@ -177,7 +194,8 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
         if value is None or value <= 0:
             continue
         after_number = re.match(rf"^\s*{_NUMBER}\s*\(\s*{re.escape(inner)}", line) is not None
-        return Measure(value, MEASURES[match.group(2)], bool(match.group(3)) or after_number)
+        each = bool(match.group(3)) or bool(re.search(r"\beach\b", inner.lower()))
+        return Measure(value, MEASURES[match.group(2)], each or after_number)
     return None
 
 

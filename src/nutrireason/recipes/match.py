@@ -72,17 +72,26 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                "seeded", "boneless", "skinless", "lean", "low", "fat", "reduced", "light",
                "unsalted", "salted", "sweetened", "unsweetened", "plain", "style", "brand",
                "optional", "leftover", "cooked", "uncooked", "canned", "frozen", "dried", "dry",
-               "raw", "drained", "rinsed", "boiled", "roasted", "toasted", "sized", "size"}
+               "raw", "drained", "rinsed", "boiled", "roasted", "toasted", "sized", "size",
+               "sharp", "mild", "aged", "virgin", "extravirgin", "kosher", "sea", "coarse",
+               "fine", "granulated", "italian", "greek", "mexican", "french", "english",
+               "spanish", "thai", "chinese", "japanese", "indian", "american", "asian",
+               "block", "wedge", "stick", "loaf", "heavy", "firm", "soft", "ripe",
+               "young", "new", "dark", "golden", "yellow", "white", "red", "green"}
 
 
-def names_the_food(query: str, description: str) -> bool:
-    """The description carries the query's specific words: its head and, when the query has
-    one, the modifier right before it ("flax seeds" is not lotus seeds, "butter beans" not
-    black beans)."""
+def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()
+                   ) -> bool:
+    """The description carries the query's specific words: its head and, when the word right
+    before it names a food SR28 knows (``vocabulary``), that word too ("flax seeds" is not
+    lotus seeds, "butter beans" not black beans; "Honeycrisp apples" are apples)."""
     wanted = [w for w in tokens(query) if w not in LOOSE_WORDS and w not in GENERIC_WORDS]
     found = set(tokens(description))
     found |= {w[:-4] for w in found if w.endswith("seed")}  # flaxseed -> flax
-    return all(w in found for w in wanted[-2:])
+    if not wanted:
+        return True
+    required = [wanted[-1]] + [w for w in wanted[-2:-1] if w in vocabulary]
+    return all(w in found for w in required)
 
 
 def keeps_head(query: str, description: str) -> bool:
@@ -164,6 +173,8 @@ class Matcher:
             for token in set(tokens(text)):
                 self.index.setdefault(token, []).append(position)
         self.known = set(foods["ndb_no"])
+        # Words SR28 uses for foods (not for preparation): a modifier among them names a food.
+        self.vocabulary = set(self.index) - LOOSE_WORDS - GENERIC_WORDS - CATEGORY_WORDS
         self.descriptions = dict(zip(foods["ndb_no"], foods["description"], strict=True))
         self.reviewed = reviewed
         self._memo: dict[str, Match | None] = {}
@@ -201,7 +212,11 @@ class Matcher:
             for start in range(len(words) - length, -1, -1):
                 phrase = " ".join(words[start:start + length])
                 found = self._reviewed(phrase)
-                if found and keeps_head(name, phrase + " " + found.description):
+                before = words[start - 1] if start > 0 else None
+                specific_before = start + length == len(words) and before is not None and \
+                    stem(before) in self.vocabulary and stem(before) not in LOOSE_WORDS
+                if found and keeps_head(name, phrase + " " + found.description) and \
+                        not specific_before:
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
         return None
 
@@ -223,7 +238,7 @@ class Matcher:
         best: tuple[float, float, int] | None = None
         for index in shared:
             text = self.lowered[index]
-            if not keeps_head(query, text) or not names_the_food(query, text):
+            if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary):
                 continue
             key = (score_description(query, text), fuzz.token_set_ratio(query, text), -index)
             if best is None or key > best:

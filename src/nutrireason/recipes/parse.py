@@ -195,12 +195,28 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
     return kind == "count" or (kind == "volume" and measure_unit in MASS)
 
 
+CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
+        "loin", "brisket", "chuck", "sirloin", "flank", "ribeye")
+
+
 def line_states(text: str) -> list[str]:
-    """State words anywhere on the line ("1 cup rice, cooked", "(drained)"), in a fixed order."""
-    words = set(re.findall(r"[a-zé]+", text.lower()))
+    """State words on the line ("1 cup rice, cooked", "(drained)", "2 cans salmon"), in a fixed
+    order; alternatives in parentheses ("(or frozen)") and states a "fresh" line rules out do
+    not count; a named cut is "part:<cut>"."""
+    lowered = re.sub(r"\(\s*or\b[^)]*\)", " ", text.lower())
+    words = set(re.findall(r"[a-zé]+", lowered))
     found = {STATE_WORDS[w] for w in words if w in STATE_WORDS}
-    if re.search(r"\bbone[- ]?in\b", text.lower()):
+    before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
+    if re.match(r"^\s*[\d/. -]+.*\b(?:cans?|tins?)\b", before_comma):
+        found.add("canned")
+    if "fresh" in words:
+        found -= {"frozen", "canned", "dried"}
+    if re.search(r"\bbone[- ]?in\b", lowered):
         found.add("bone_in")
+    for cut in CUTS:
+        if re.search(rf"\b{cut}s?\b", lowered):
+            found.add(f"part:{cut}")
+            break
     return sorted(found)
 
 

@@ -24,17 +24,25 @@ NEUTRAL_WORDS = RAW_WORDS | {"fresh", "as", "purchased", "without", "with", "sal
                              "water", "cooked", "boiled", "enriched", "unenriched", "regular",
                              "mature", "seeds", "all", "types", "frozen", "unheated", "year",
                              "round", "average", "ripe"}
+NEUTRAL_WORDS = {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                 for w in NEUTRAL_WORDS}  # folded as :func:`words` folds description words
 # Line state -> description words a sibling must have (any one), best first.
 STATE_WORDS = {
     "cooked": ("cooked", "canned"), "boiled": ("boiled", "cooked", "canned"),
     "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
     "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
     "dried": ("dried", "dehydrated"), "skinless": ("only",), "raw": ("raw", "dry", "uncooked"),
+    "drained": ("drained",),
 }
+# Cuts named on a line that SR28 lists as their own entries ("chicken thighs").
+PARTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "loin",
+         "tenderloin", "brisket", "chuck", "sirloin", "flank", "ribeye")
+for _part in PARTS:
+    STATE_WORDS[_part] = (_part,)
 COOKING_WORDS = {"cooked", "boiled", "roasted", "fried", "baked", "stewed", "braised",
                  "broiled", "grilled", "simmered", "prepared"}
 # drained / rinsed say "canned" for foods that come canned.
-CANNED_GROUPS = {"1100", "1500", "1600", "0900"}
+CANNED_GROUPS = {"1100", "1500", "1600"}
 EXCLUDED = {"0300", "2100", "3600"}
 
 
@@ -54,6 +62,7 @@ class CookingYields(_Strict):
     source: Source
     groups: dict[str, GroupYield]
     default: DefaultYield
+    drained_share: DefaultYield
 
     def factor(self, group_code: str) -> tuple[float, str]:
         """Cooked grams per raw gram for an SR28 group, and where the figure comes from."""
@@ -69,7 +78,10 @@ def load_cooking_yields(path: Path | None = None) -> CookingYields:
 
 
 def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+|\d+", text.lower()))
+    """Description words, plurals folded ("mangos" and "mango" are one word)."""
+    from nutrireason.recipes.match import stem
+
+    return {stem(w) for w in re.findall(r"[a-z]+|\d+", text.lower())}
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,9 @@ BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|bre
 # Plant-based stand-ins are not the animal food SR28 has under the same name.
 PLANT_BASED = re.compile(r"(?i)\b(vegan|plant[- ]based|dairy[- ]free|non[- ]dairy|meatless|"
                          r"meat[- ]free|veggie burger|egg[- ]free)\b")
+
+
+STATE_ORDER_FIRST = {"skinless", *PARTS}
 
 
 class StateResolver:
@@ -123,8 +138,9 @@ class StateResolver:
                 else self._sibling(current, state, states, words(line))
             if found:
                 current, chosen = found, state
-                if state != "skinless":  # skinless first, then the cooking state
-                    break
+                if state in STATE_ORDER_FIRST:  # cut and skin first, then the cooking state
+                    continue
+                break
         description = self.description[current]
         if self.is_raw(description) and COOKED_STATES & set(states):
             factor, where = self.yields.factor(self.group[current])
@@ -138,9 +154,10 @@ class StateResolver:
                 or BONELESS.search(line):
             return None
         refuse, what = self.refuse.get(ndb_no, (0.0, ""))
-        if refuse <= 0 or "bone" not in what.lower():
+        bone = bone_share(refuse, what)
+        if bone <= 0:
             return None
-        return 1 - refuse / 100, f"SR28 refuse {refuse:g} % ({what})"
+        return 1 - bone / 100, f"SR28 bone {bone:g} % of {refuse:g} % refuse ({what})"
 
     def plant_based_mismatch(self, ndb_no: str, line: str) -> bool:
         """A vegan / plant-based / dairy-free line matched to an animal food."""
@@ -158,13 +175,20 @@ class StateResolver:
     def _wanted(self, ndb_no: str, states: list[str]) -> list[str]:
         wanted = [s for s in ("canned", "boiled", "roasted", "grilled", "fried", "cooked",
                               "frozen", "dried") if s in states]
-        if "skinless" in states and "skin" in words(self.description[ndb_no]):
+        found = words(self.description[ndb_no])
+        named = words(re.sub(r"\([^)]*\)", " ", self.description[ndb_no]))
+        parts = [p for p in PARTS if f"part:{p}" in states and p not in named]
+        if "skinless" in states and "skin" in found:
             wanted.insert(0, "skinless")
-        if "raw" in states and not wanted and words(self.description[ndb_no]) & COOKING_WORDS:
+        if "raw" in states and not wanted and found & COOKING_WORDS:
             wanted.append("raw")  # "macaroni (uncooked)" matched to a cooked entry
-        if {"drained", "rinsed"} & set(states) and self.group[ndb_no] in CANNED_GROUPS \
+        if self.group.get(ndb_no) in MEAT_GROUPS:
+            wanted = parts[:1] + wanted
+        if "drained" in states and self.group[ndb_no] in CANNED_GROUPS \
                 and "canned" not in wanted:
             wanted.insert(0, "canned")
+        if "drained" in states and "liquid" in found:
+            wanted.insert(0, "drained")  # "canned, solids and liquids" -> "drained solids"
         return wanted
 
     def _sibling(self, ndb_no: str, state: str, states: list[str],
@@ -179,8 +203,12 @@ class StateResolver:
                 continue
             if state == "raw" and found & COOKING_WORDS:
                 continue
-            missing = base - found - (COOKING_WORDS if state == "raw" else set())
-            if missing - {"skin", "and"} or (missing and state != "skinless"):
+            if state == "drained" and "liquid" in found:
+                continue
+            missing = base - found - (COOKING_WORDS if state == "raw" else set()) - \
+                ({"liquid"} if state == "drained" else set())
+            if state not in PARTS and (missing - {"skin", "and"} or
+                                       (missing and state != "skinless")):
                 continue
             score = _preference(found, base, state, states) + \
                 0.5 * len(words(description) & found) - 0.1 * len(found) + \
@@ -190,8 +218,19 @@ class StateResolver:
         return None if best is None else best[1]
 
 
+def bone_share(refuse: float, what: str) -> float:
+    """The bone part of an SR28 refuse: the largest "NN% bone" / "bone ... NN%" share where
+    the description itemises ("32% bone, 12% skin"), else the whole refuse when it is bone."""
+    text = what.lower()
+    parts = [float(m.group(1) or m.group(2)) for m in
+             re.finditer(r"(\d+(?:\.\d+)?)\s*%\s*bone|bone[^,%]*?(\d+(?:\.\d+)?)\s*%", text)]
+    if parts:
+        return min(max(parts), refuse)
+    return refuse if "bone" in text else 0.0
+
+
 def _head(description: str) -> str:
-    return description.split(",")[0].strip().lower()
+    return " ".join(sorted(words(description.split(",")[0])))
 
 
 def _preference(found: set[str], base: set[str], state: str, states: list[str]) -> float:
@@ -213,5 +252,9 @@ def _preference(found: set[str], base: set[str], state: str, states: list[str]) 
         score -= 3
     if "fried" in found and state != "fried":
         score -= 1
+    if state in PARTS and found & COOKING_WORDS:
+        score -= 3
+    if found & {"sweetened", "syrup", "heavy", "light"} and state in ("frozen", "canned"):
+        score -= 1.5
     extra = found - base - NEUTRAL_WORDS - set(STATE_WORDS[state])
     return score - len(extra)
