@@ -74,15 +74,15 @@ class Weigher:
         """``unit_weights``: reviewed grams per unit (ndb_no -> {unit: grams}) for measures
         WEIGHT lacks; they join the food's per-piece portions."""
         self.by_food: dict[str, list[Portion]] = {}
-        for ndb, units in (unit_weights or {}).items():
-            for unit, grams in units.items():
-                self.by_food.setdefault(ndb, []).append(Portion(1.0, unit, grams, None))
         ordered = weights.sort_values(["ndb_no", "seq"])
         for ndb, amount, measure, grams in ordered[["ndb_no", "amount", "measure",
                                                      "grams"]].itertuples(index=False):
             if amount and amount > 0:
                 portion = Portion(float(amount), str(measure), float(grams), measure_unit(measure))
                 self.by_food.setdefault(ndb, []).append(portion)
+        for ndb, units in (unit_weights or {}).items():  # after SR28's own portions
+            for unit, grams in units.items():
+                self.by_food.setdefault(ndb, []).append(Portion(1.0, unit, grams, None))
 
     def weigh(self, parsed: ParsedLine, ndb_no: str | None) -> Weighed:
         if parsed.kind != "quantified" or parsed.quantity is None:
@@ -113,7 +113,8 @@ class Weigher:
         head = (parsed.food or "").split()[-1:]
         own_noun = bool(head) and parsed.unit is not None and \
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
-        wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size if w]
+        wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
+                  ([parsed.unit] if own_noun else []) if w]
         portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 

@@ -118,6 +118,7 @@ def expand_abbreviations(text: str) -> str:
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
     text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
     text = re.sub(r"\s+-\s+", " ", text)
+    text = re.sub(r"(?i)\b(?:bone|skin)[- ](?:in|on)\b", " ", text)  # states, read elsewhere
     return " ".join(text.split()).strip(" ,;-")
 
 

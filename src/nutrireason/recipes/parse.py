@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from ingredient_slicer import IngredientSlicer
 
 from nutrireason.recipes.lines import MASS, leading_quantity, paren_measure, prepare, strip_noise
+from nutrireason.recipes.match import PORTION_UNITS
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
 VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "deciliter", "quart",
@@ -116,13 +117,16 @@ def _parse(text: str) -> ParsedLine:
     rules = list(prepared.rules)
     quantity, unit = _own_quantity(main, quantity, unit, rules)
     measure = paren_measure(strip_noise(text), prepared.parentheticals)
+    piece = None
     if measure and _measure_wins(unit, measure.unit):
         quantity = measure.quantity * (quantity if measure.each and quantity else 1.0)
-        unit = measure.unit
+        piece, unit = unit, measure.unit
         rules.append("paren_measure")
     if unit in SMALL_MEASURES and quantity is not None:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
+    if food and piece in PORTION_UNITS and piece not in food:
+        food = f"{food} {piece}"  # "6 chicken thighs (2 pounds)": the cut stays in the name
     if food is None:  # "1/2 stick ((4 tbsp) butter)": the food sits in a parenthetical
         others = [p for p in prepared.parentheticals if not re.match(r"^[\d\s./-]", p)]
         food = clean_food(others[-1], unit) if others else None
@@ -213,6 +217,9 @@ def line_states(text: str) -> list[str]:
         found -= {"frozen", "canned", "dried"}
     if re.search(r"\bbone[- ]?in\b", lowered):
         found.add("bone_in")
+    lean = re.search(r"\b([5-9]\d)\s*(?:%\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
+    if lean:  # "90/10", "93% lean", "85%/15%"
+        found.add(f"lean:{lean.group(1)}")
     for cut in CUTS:
         if re.search(rf"\b{cut}s?\b", lowered):
             found.add(f"part:{cut}")

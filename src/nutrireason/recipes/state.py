@@ -132,8 +132,8 @@ class StateResolver:
     def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
-        current, chosen = ndb_no, None
-        for state in self._wanted(ndb_no, states):
+        current, chosen = self._lean(ndb_no, states), None
+        for state in self._wanted(current, states):
             found = current if words(self.description[current]) & set(STATE_WORDS[state]) \
                 else self._sibling(current, state, states, words(line))
             if found:
@@ -147,6 +147,17 @@ class StateResolver:
             return StateChoice(current, description, chosen, factor, where)
         return StateChoice(current, description, chosen)
 
+    def _lean(self, ndb_no: str, states: list[str]) -> str:
+        """The entry with the line's lean share ("90/10 beef mince" -> 90% lean), if any."""
+        lean = next((s.split(":")[1] for s in states if s.startswith("lean:")), None)
+        description = self.description[ndb_no]
+        if lean is None or f"{lean}% lean" in description or "% lean" not in description:
+            return ndb_no
+        wanted = re.sub(r"\d+% lean meat / \d+% fat", f"{lean}% lean meat / {100 - int(lean)}% fat",
+                        description)
+        return next((other for other, text in self.by_head.get(_head(description), [])
+                     if text == wanted), ndb_no)
+
     def edible_share(self, ndb_no: str, line: str) -> tuple[float, str] | None:
         """For a bone-in meat weighed as purchased: the edible share from SR28's refuse
         (bone) for the entry, and how it was found; None when it does not apply."""
@@ -155,9 +166,22 @@ class StateResolver:
             return None
         refuse, what = self.refuse.get(ndb_no, (0.0, ""))
         bone = bone_share(refuse, what)
-        if bone <= 0:
-            return None
-        return 1 - bone / 100, f"SR28 bone {bone:g} % of {refuse:g} % refuse ({what})"
+        source = f"SR28 bone {bone:g} % of {refuse:g} % refuse ({what})"
+        if bone <= 0:  # SR28 gives no bone for this cut: the plainest entry of its kind
+            fallback = self._plainest_with_bone(ndb_no)
+            if fallback is None:
+                return None
+            bone = bone_share(*self.refuse[fallback])
+            source = f"SR28 bone {bone:g} % of {self.description[fallback]!r} ({fallback}); " \
+                     "the entry itself gives none"
+        return 1 - bone / 100, source
+
+    def _plainest_with_bone(self, ndb_no: str) -> str | None:
+        """The same-head entry with a bone refuse and the fewest words."""
+        found = [(len(words(text)), other) for other, text in
+                 self.by_head.get(_head(self.description[ndb_no]), [])
+                 if bone_share(*self.refuse.get(other, (0.0, ""))) > 0]
+        return min(found)[1] if found else None
 
     def plant_based_mismatch(self, ndb_no: str, line: str) -> bool:
         """A vegan / plant-based / dairy-free line matched to an animal food."""

@@ -1,0 +1,142 @@
+"""Text rules before the slicer, quantity rules, servings: one test per rule, lines written for
+the test (each with the reading a cook would give it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nutrireason.recipes.lines import (
+    expand_abbreviations,
+    first_alternative,
+    leading_quantity,
+    paren_measure,
+    prepare,
+    split_parentheticals,
+    strip_noise,
+)
+from nutrireason.recipes.parse import line_states, parse_line
+from nutrireason.recipes.servings import parse_yield, servings_from
+
+
+def test_noise_goes_and_fractions_are_spelled_out():
+    assert strip_noise("1¼ cups milk (warmed to 110°F) [See Note 2] ✨") == \
+        "1 1/4 cups milk (warmed to )"
+    assert strip_noise("<b>½</b> cup sugar") == "1/2 cup sugar"
+
+
+def test_parentheticals_leave_the_main_text_innermost_first():
+    main, found = split_parentheticals("1/2 stick ((4 tbsp) butter), soft")
+    assert main == "1/2 stick , soft"
+    assert found == ["4 tbsp", "butter"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1 cup plain yogurt or sour cream", "1 cup plain yogurt"),  # first-named food
+    ("1 or 2 eggs", "1 or 2 eggs"),  # a numeric alternative is a range, kept
+    ("1 cup fresh or frozen peas", "1 cup fresh peas"),  # alternative adjectives
+    ("2 cups oat or soy milk", "2 cups oat milk"),  # the shared noun stays
+    ("1 cup stock / water", "1 cup stock"),
+    ("1 cup milk or white stock", "1 cup milk"),  # not "milk stock"
+])
+def test_first_alternative(text, expected):
+    assert first_alternative(text) == expected
+
+
+def test_abbreviations_and_approximators():
+    assert expand_abbreviations("3 TB butter") == "3 tablespoon butter"
+    assert expand_abbreviations("about 2 pounds potatoes") == "2 pounds potatoes"
+    assert expand_abbreviations("6 - 8 cups water") == "6-8 cups water"
+    assert expand_abbreviations("2 Tbsp - soy sauce") == "2 Tbsp soy sauce"
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit"), [
+    ("1 1/2 cups flour", 1.5, None),
+    ("1-1/2 pounds pork", 1.5, None),  # hyphenated mixed number, not a range
+    ("2-3 carrots", 2.5, None),  # a range: its middle
+    ("2 to 4 tbsp oil", 3.0, None),
+    ("3/4 cup rice", 0.75, None),
+    ("2 14-ounce cans tomatoes", 28.0, "ounce"),  # two cans of 14 ounces
+    ("3 x 200 g tubs yogurt", 600.0, "gram"),
+    ("1 12-16 oz bag frozen corn", 14.0, "ounce"),  # pack size given as a range
+    ("salt to taste", None, None),
+])
+def test_leading_quantity(text, quantity, unit):
+    found = leading_quantity(text)
+    assert (found.quantity if found else None, found.unit if found else None) == (quantity, unit)
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "each"), [
+    ("1 (15-ounce) can beans", 15, "ounce", True),  # follows the number: one can's size
+    ("4 lamb shanks (about 3 pounds)", 3, "pound", False),  # after the food: the total
+    ("2 trout (8 oz. each, cleaned)", 8, "ounce", True),
+    ("2 tins sardines (120 g / 4 oz each)", 120, "gram", True),
+    ("1 cup rice (cooked)", None, None, None),
+])
+def test_paren_measure(line, quantity, unit, each):
+    text = strip_noise(line)
+    found = paren_measure(text, split_parentheticals(text)[1])
+    if quantity is None:
+        assert found is None
+    else:
+        assert (found.quantity, found.unit, found.each) == (quantity, unit, each)
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "food"), [
+    # the slicer multiplies numbers it meets later in the line: the line's own number wins
+    ("3 lbs pork shoulder (cut into 3 large pieces)", 3, "pound", "pork shoulder"),
+    ("2 lbs. ground turkey (93-7 % lean)", 2, "pound", "turkey"),
+    ("1 (28 oz) can crushed tomatoes", 28, "ounce", "tomatoes"),
+    ("6 chicken thighs (about 2 pounds)", 2, "pound", "chicken thigh"),  # the cut stays
+    ("1 cup (150 g) cashews", 150, "gram", "cashews"),  # a mass beats a cup
+    ("250 g (2 cups) flour", 250, "gram", "flour"),  # a mass on the line stays
+    ("1 lb asparagus, tough ends snapped off", 1, "pound", "asparagus"),
+])
+def test_parse_line_quantities(line, quantity, unit, food):
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit, parsed.food) == (quantity, unit, food)
+
+
+@pytest.mark.parametrize("line", ["1e12 cups flour", "1000000000000 cups sugar",
+                                  "300 cups rice", "40 kg butter", "900 eggs"])
+def test_absurd_quantities_are_named_not_used(line):
+    parsed = parse_line(line)
+    assert parsed.problem and parsed.problem.startswith("implausible quantity"), line
+
+
+def test_equipment_lines_are_not_food():
+    parsed = parse_line("8 wooden skewers, soaked")
+    assert parsed.kind == "header" and parsed.problem == "equipment, not food"
+
+
+@pytest.mark.parametrize(("line", "states"), [
+    ("2 cups cooked brown rice", ["cooked"]),
+    ("1 can (15 oz) kidney beans, drained and rinsed", ["canned", "drained", "rinsed"]),
+    ("1 (14 oz) tin coconut milk", ["canned"]),
+    ("2 cups fresh spinach (or frozen, thawed)", []),  # the alternative does not count
+    ("1 lb 85/15 ground beef", ["lean:85"]),
+    ("4 bone-in chicken thighs", ["bone_in", "part:thigh"]),
+    ("1 cup uncooked orzo", ["raw"]),
+])
+def test_line_states(line, states):
+    assert line_states(line) == states
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("6", 6), ("Serves 4-6", 5), ("Makes 24 mini muffins", 24), ("2 loaves", 2),
+    ("Makes about 3 dozen", 36), ("one 9-inch tart", 1), ("4 to 6 servings", 5),
+    ("Varies", None),
+])
+def test_yield_text(text, count):
+    assert parse_yield(text) == count
+
+
+@pytest.mark.parametrize("value", [0, -3, "serves 0", 10_000, True])
+def test_non_positive_or_absurd_servings_are_refused(value):
+    with pytest.raises(ValueError, match="servings"):
+        servings_from(value)
+
+
+def test_prepare_records_the_rules_it_applied():
+    prepared = prepare("2 TB olive oil (extra virgin) or butter")
+    assert prepared.main == "2 tablespoon olive oil"
+    assert {"parentheticals", "alternative", "abbreviations"} <= set(prepared.rules)
