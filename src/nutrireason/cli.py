@@ -488,7 +488,13 @@ def print_recipe_quality(quality: dict, target: Path) -> None:
     rows += [{"measure": f"excluded: {reason}", "count": count, "share": ""}
              for reason, count in quality["recipes_excluded_by_reason"].items()]
     rows += [{"measure": "rejected at load", "count": len(quality["records_rejected_at_load"]),
-              "share": ""}]
+              "share": ""},
+             {"measure": "kept but flagged for review", "count": len(quality.get(
+                 "recipes_flagged", [])), "share": ""},
+             {"measure": "lines read in a stated state (cooked, canned, ...)",
+              "count": sum(quality.get("lines_in_state", {}).values()), "share": ""},
+             {"measure": "lines converted with a cooking yield",
+              "count": quality.get("lines_with_yield", 0), "share": ""}]
     show(pd.DataFrame(rows), "Recipe build quality")
     console.print(f"wrote {target}/recipes.jsonl, recipes.parquet, foods.parquet, "
                   "food_ingredients.parquet, quality.json, manifest.json")

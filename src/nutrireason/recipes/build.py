@@ -308,6 +308,15 @@ def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe]) -> dict[s
         "recipes": len(resolved),
         "recipes_kept": sum(r.kept for r in resolved),
         "recipes_excluded_by_reason": dict(sorted(reasons.items())),
+        "recipes_excluded": [{"id": r.record.id, "reason": r.exclusion}
+                             for r in resolved if not r.kept],
+        "recipes_flagged": [{"id": r.record.id, "flags": r.flags}
+                            for r in resolved if r.kept and r.flags],
+        "lines_with_yield": sum(i.yield_factor is not None for i in lines),
+        "lines_in_state": dict(sorted(Counter(
+            i.match_method.split("+state:")[1] for i in lines
+            if i.match_method and "+state:" in i.match_method).items())),
+        "line_rules": dict(sorted(Counter(rule for i in lines for rule in i.rules).items())),
         "kept_by_category": dict(sorted(Counter(r.food_category for r in resolved
                                                 if r.kept).items())),
     }

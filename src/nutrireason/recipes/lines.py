@@ -42,6 +42,11 @@ _NUMBER = r"\d+(?:\.\d+)?(?:\s+\d+/\d+|\s*-\s*\d+/\d+|/\d+)?"
 _MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reverse=True))
 
 
+UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "tbls?": "tablespoon",
+                      "tbsps": "tablespoon", "tsps": "teaspoon", "pkts?": "packet",
+                      "ltrs?": "liter", "mls": "ml"}
+
+
 @dataclass
 class LineText:
     """An ingredient line after the text rules: what the slicer reads, and what was set aside."""
@@ -116,6 +121,8 @@ def expand_abbreviations(text: str) -> str:
     text = re.sub(r"(\d)\s+-\s+(\d)", r"\1-\2", text)  # "8 - 10 cups" is a range
     text = re.sub(r"(?<=\d)\s*(?:TB|Tb|T)\b\.?", " tablespoon", text)
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
+    for short, unit in UNIT_ABBREVIATIONS.items():  # units the slicer does not know
+        text = re.sub(rf"(?i)(?<=\d)\s*{short}\b\.?", f" {unit}", text)
     text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
     text = re.sub(r"\s+-\s+", " ", text)
     text = re.sub(r"(?i)\b(?:bone|skin)[- ](?:in|on)\b", " ", text)  # states, read elsewhere

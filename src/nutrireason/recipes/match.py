@@ -77,7 +77,8 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                "fine", "granulated", "italian", "greek", "mexican", "french", "english",
                "spanish", "thai", "chinese", "japanese", "indian", "american", "asian",
                "block", "wedge", "stick", "loaf", "heavy", "firm", "soft", "ripe",
-               "young", "new", "dark", "golden", "yellow", "white", "red", "green"}
+               "young", "new", "dark", "golden", "yellow", "white", "red", "green", "short",
+               "cut", "chunk", "fluffy", "mixed", "assorted", "bite", "giant", "big", "little"}
 
 
 def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()
