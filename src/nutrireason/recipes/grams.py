@@ -102,7 +102,8 @@ class Weigher:
             if parsed.generic_grams:
                 return Weighed(parsed.generic_grams, "generic_density:ingredient-slicer")
             return Weighed(None, None, f"SR28 has no volume portion for {parsed.unit}")
-        portion = _prefer(volume, parsed.prep)
+        same_unit = [p for p in volume if p.unit == SLICER_TO_PINT.get(parsed.unit, parsed.unit)]
+        portion = _prefer(same_unit or volume, parsed.prep)
         amount = convert(parsed.quantity, parsed.unit, portion.unit)
         return Weighed(amount / portion.amount * portion.grams, portion.describe())
 
@@ -129,11 +130,13 @@ def measure_unit(measure: str) -> str | None:
 
 
 def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
-    """The portion whose measure mentions the line's preparation, else a plain one, else the
-    first listed."""
+    """The portion whose measure names the line's preparation as a word ("packed", not inside
+    "unpacked"), else a plain one, else the first listed. Callers pass the portions in the
+    line's own unit first (a cup line weighed by SR28's cup, not by its teaspoon x 48)."""
     for word in prep:
+        pattern = re.compile(rf"\b{re.escape(word.lower())}\b")
         for portion in portions:
-            if word.lower() in portion.text:
+            if pattern.search(portion.text):
                 return portion
     plain = [p for p in portions if "," not in p.text]
     return (plain or portions)[0]

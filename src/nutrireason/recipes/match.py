@@ -46,7 +46,8 @@ PRODUCT_HEADS = {"powder", "sauce", "dressing", "seasoning", "extract", "bouillo
                  "bread", "noodle", "pasta", "candy", "bean", "meal", "zest", "creamer",
                  "marinade", "cracker", "cereal", "granola", "yogurt", "tofu", "sausage",
                  "burger", "patty", "pie", "muffin", "bun", "roll", "tortilla", "wrap",
-                 "dough", "crust", "pudding", "custard", "coating", "frosting", "icing"}
+                 "dough", "crust", "pudding", "custard", "coating", "frosting", "icing",
+                 "flake"}
 # Words that stand for one another in a product head.
 HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "broth": {"broth", "stock", "bouillon", "soup"},
@@ -57,7 +58,7 @@ HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "chip": {"chip", "morsel"}, "crumb": {"crumb"},
                  "zest": {"peel", "zest", "rind"}, "preserve": {"preserve", "jam", "jelly"},
                  "jam": {"preserve", "jam", "jelly"}, "cookie": {"cookie", "biscuit"},
-                 "cracker": {"cracker", "crisp"}, "powder": {"powder", "powdered", "ground",
+                 "cracker": {"cracker", "crisp"}, "flake": {"flake", "flaked"}, "powder": {"powder", "powdered", "ground",
                                                              "dry", "dried", "granulated"}}
 
 
