@@ -131,7 +131,7 @@ def _parse(text: str) -> ParsedLine:
         others = [p for p in prepared.parentheticals if not re.match(r"^[\d\s./-]", p)]
         food = clean_food(others[-1], unit) if others else None
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
-                        prep=list(sliced.get("prep") or []),
+                        prep=_prep_words(sliced, prepared.parentheticals),
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
                         raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None,
@@ -148,6 +148,21 @@ def _parse(text: str) -> ParsedLine:
     parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     return parsed
+
+
+# Preparation words SR28 portion names use ("1 cup, shredded"); found anywhere on the line.
+PORTION_PREP = ("shredded", "grated", "chopped", "diced", "sliced", "packed", "crumbled",
+                "cubed", "mashed", "pureed", "melted", "whipped", "sifted", "halves", "pieces",
+                "minced", "crushed", "ground", "flaked", "cooked")
+
+
+def _prep_words(sliced: dict, parentheticals: list[str]) -> list[str]:
+    """The slicer's preparation words plus portion words written in parentheses
+    ("3 cups Monterey Jack (shredded)")."""
+    prep = list(sliced.get("prep") or [])
+    inside = " ".join(parentheticals).lower()
+    prep += [w for w in PORTION_PREP if re.search(rf"\b{w}\b", inside) and w not in prep]
+    return prep
 
 
 def _food_before_comma(main: str, food: str | None, unit: str | None,
