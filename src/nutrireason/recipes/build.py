@@ -59,7 +59,7 @@ class RecipeRules(_Strict):
     categories: list[CategoryRule]
 
 
-GENERATOR = f"nutrireason {__version__} recipes-build 1"
+GENERATOR = f"nutrireason {__version__} recipes-build 2"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
 RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml")
 

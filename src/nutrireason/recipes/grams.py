@@ -64,6 +64,10 @@ class Portion:
 
 
 NON_VOLUME = {"ounce", "pound", "gram", "kilogram"}
+# Portion words for a food in another state than the line's ("1 cup, whipped" is half the
+# weight of a cup of the liquid cream): used only when the line says so.
+CHANGED_STATE = {"whipped", "mashed", "pureed", "melted", "sifted", "thawed", "cooked",
+                 "crumbled", "unthawed", "spooned"}
 
 
 class Weigher:
@@ -133,6 +137,9 @@ def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
     """The portion whose measure names the line's preparation as a word ("packed", not inside
     "unpacked"), else a plain one, else the first listed. Callers pass the portions in the
     line's own unit first (a cup line weighed by SR28's cup, not by its teaspoon x 48)."""
+    asked = {w.lower() for w in prep}
+    portions = sorted(portions, key=lambda p: bool(set(
+        re.findall(r"[a-z]+", p.text.split("(")[0])) & (CHANGED_STATE - asked)))
     for word in prep:
         pattern = re.compile(rf"\b{re.escape(word.lower())}\b")
         for portion in portions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -58,8 +59,8 @@ HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "chip": {"chip", "morsel"}, "crumb": {"crumb"},
                  "zest": {"peel", "zest", "rind"}, "preserve": {"preserve", "jam", "jelly"},
                  "jam": {"preserve", "jam", "jelly"}, "cookie": {"cookie", "biscuit"},
-                 "cracker": {"cracker", "crisp"}, "flake": {"flake", "flaked"}, "powder": {"powder", "powdered", "ground",
-                                                             "dry", "dried", "granulated"}}
+                 "cracker": {"cracker", "crisp"}, "flake": {"flake", "flaked"},
+                 "powder": {"powder", "powdered", "ground", "dry", "dried", "granulated"}}
 
 
 # Words in a name that say nothing about which food it is.
@@ -97,8 +98,13 @@ def names_the_food(query: str, description: str, vocabulary: set[str] | frozense
 
 
 def keeps_head(query: str, description: str) -> bool:
-    """False when the query ends in a product word the description does not name."""
+    """False when the query ends in a product word the description does not name, or the
+    description is a part the query does not ask for ("skin only", "fat only")."""
     wanted = tokens(query)
+    lowered = description.lower()
+    for part in ("skin only", "fat only", "separable fat", "giblets", "bones"):
+        if part in lowered and part.split()[0] not in query.lower():
+            return False
     if not wanted or wanted[-1] not in PRODUCT_HEADS:
         return True
     accepted = HEAD_SYNONYMS.get(wanted[-1], {wanted[-1]})
@@ -113,6 +119,7 @@ class Match:
     method: str
 
 
+@cache
 def stem(word: str) -> str:
     """Crude plural folding for matching only: berries->berry, tomatoes->tomato, eggs->egg."""
     if len(word) > 4 and word.endswith("ies"):
@@ -125,7 +132,16 @@ def stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    return [stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
+    """Lower-case word stems of ``text`` (memoised: descriptions are scored many times)."""
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=200_000)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in _WORD.findall(text.lower()))
+
+
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ingredient_slicer import IngredientSlicer
+from ingredient_slicer import _utils as _slicer_utils
 
 from nutrireason.recipes.lines import MASS, leading_quantity, paren_measure, prepare, strip_noise
 from nutrireason.recipes.match import PORTION_UNITS
@@ -60,6 +61,27 @@ MAX_QUANTITY = {"mass": 20_000.0, "volume": 50.0, "count": 500.0}
 
 
 _CACHE: dict[str, ParsedLine] = {}
+
+
+def _memoised_density(lookup):
+    """ingredient-slicer looks a food's density up by fuzzy similarity over its whole table
+    for every volume line (about 4 ms); the same food names recur, so remember the answer
+    (a copy each time: callers may change the dict). Output is unchanged."""
+    if getattr(lookup, "memoised", False):
+        return lookup
+    remembered: dict[tuple[str, str], dict] = {}
+
+    def density(food: str, method: str = "levenshtein") -> dict:
+        key = (food, method)
+        if key not in remembered:
+            remembered[key] = lookup(food, method)
+        return dict(remembered[key])
+
+    density.memoised = True
+    return density
+
+
+_slicer_utils._get_food_density = _memoised_density(_slicer_utils._get_food_density)
 
 
 def normalise(line: str) -> str:

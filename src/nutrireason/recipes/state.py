@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -79,9 +80,14 @@ def load_cooking_yields(path: Path | None = None) -> CookingYields:
 
 def words(text: str) -> set[str]:
     """Description words, plurals folded ("mangos" and "mango" are one word)."""
+    return set(_words(text))
+
+
+@lru_cache(maxsize=100_000)
+def _words(text: str) -> frozenset[str]:
     from nutrireason.recipes.match import stem
 
-    return {stem(w) for w in re.findall(r"[a-z]+|\d+", text.lower())}
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+|\d+", text.lower()))
 
 
 @dataclass(frozen=True)
