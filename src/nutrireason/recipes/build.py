@@ -112,6 +112,9 @@ class Resolver:
                            f"food, SR28's match is the animal food {match.description!r}"
             return item
         choice = self.states.choose(match.ndb_no, parsed.states, line)
+        if choice.problem:
+            item.problem = f"no SR28 food for {parsed.food!r}: {choice.problem}"
+            return item
         item.ndb_no, item.sr28_description = choice.ndb_no, choice.description
         item.match_score, item.match_method = match.score, match.method
         if choice.state and choice.ndb_no != match.ndb_no:

@@ -48,12 +48,14 @@ PRODUCT_HEADS = {"powder", "sauce", "dressing", "seasoning", "extract", "bouillo
                  "marinade", "cracker", "cereal", "granola", "yogurt", "tofu", "sausage",
                  "burger", "patty", "pie", "muffin", "bun", "roll", "tortilla", "wrap",
                  "dough", "crust", "pudding", "custard", "coating", "frosting", "icing",
-                 "flake"}
+                 "flake", "chutney", "starter", "rub", "liqueur", "schnapps", "beer",
+                 "gelatin", "nectar", "relish", "salsa", "curry", "vinaigrette", "glaze"}
 # Words that stand for one another in a product head.
 HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "broth": {"broth", "stock", "bouillon", "soup"},
                  "bouillon": {"broth", "stock", "bouillon", "soup"},
                  "boullion": {"broth", "stock", "bouillon", "soup"},
+                 "soup": {"broth", "stock", "bouillon", "soup"},
                  "noodle": {"noodle", "pasta", "spaghetti", "macaroni"},
                  "pasta": {"noodle", "pasta", "spaghetti", "macaroni"},
                  "chip": {"chip", "morsel"}, "crumb": {"crumb"},
@@ -93,18 +95,25 @@ def names_the_food(query: str, description: str, vocabulary: set[str] | frozense
     found |= {w[:-4] for w in found if w.endswith("seed")}  # flaxseed -> flax
     if not wanted:
         return True
-    required = [wanted[-1]] + [w for w in wanted[-2:-1] if w in vocabulary]
+    # a product's kind is its modifier: "tzatziki sauce" is not Worcestershire sauce
+    product = wanted[-1] in PRODUCT_HEADS
+    required = [wanted[-1]] + [w for w in wanted[-2:-1] if w in vocabulary or product]
     return all(w in found for w in required)
 
 
 def keeps_head(query: str, description: str) -> bool:
-    """False when the query ends in a product word the description does not name, or the
-    description is a part the query does not ask for ("skin only", "fat only")."""
+    """False when the query ends in a product word the description does not name; when the
+    description is a product the query does not name ("almond" is not "Oil, almond"); or a
+    part the query does not ask for ("skin only", "fat only")."""
     wanted = tokens(query)
     lowered = description.lower()
     for part in ("skin only", "fat only", "separable fat", "giblets", "bones"):
         if part in lowered and part.split()[0] not in query.lower():
             return False
+    first = tokens(description.split(",")[0])
+    if len(first) == 1 and first[0] in PRODUCT_HEADS and first[0] not in wanted and \
+            not HEAD_SYNONYMS.get(first[0], set()) & set(wanted):
+        return False
     if not wanted or wanted[-1] not in PRODUCT_HEADS:
         return True
     accepted = HEAD_SYNONYMS.get(wanted[-1], {wanted[-1]})
@@ -212,9 +221,19 @@ class Matcher:
         qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])]
         key = f"{query}|{raw_name}|{'/'.join(qualifiers)}"
         if key not in self._memo:
-            self._memo[key] = self._first_reviewed([*qualifiers, query, raw_name, name]) or \
-                self._subphrase(name) or self._fuzzy(query)
+            names = [*qualifiers, query, raw_name, name]
+            self._memo[key] = self._first_reviewed(names) or (
+                None if self.refusal(names) else self._subphrase(name) or self._fuzzy(query))
         return self._memo[key]
+
+    def refusal(self, names: list[str | None]) -> str | None:
+        """The reviewed map's reason when it lists one of ``names`` as having no SR28 food
+        (such a name is never matched by sub-phrase or token scoring: "kaffir lime leaves"
+        are not limes)."""
+        for candidate in names:
+            if candidate and candidate in self.reviewed and self.reviewed[candidate][0] is None:
+                return self.reviewed[candidate][1] or "no SR28 food fits (reviewed)"
+        return None
 
     def _first_reviewed(self, names: list[str | None]) -> Match | None:
         for candidate in names:
@@ -231,10 +250,15 @@ class Matcher:
                 phrase = " ".join(words[start:start + length])
                 found = self._reviewed(phrase)
                 before = words[start - 1] if start > 0 else None
-                specific_before = start + length == len(words) and before is not None and \
+                after = words[start + length:]
+                specific_before = not after and before is not None and \
                     stem(before) in self.vocabulary and stem(before) not in LOOSE_WORDS
+                # "mango chutney", "plum tomatoes": a food word after the phrase names
+                # another product
+                specific_after = any(stem(w) in self.vocabulary | PRODUCT_HEADS
+                                     and stem(w) not in LOOSE_WORDS for w in after)
                 if found and keeps_head(name, phrase + " " + found.description) and \
-                        not specific_before:
+                        not specific_before and not specific_after:
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
         return None
 

@@ -54,7 +54,7 @@ STATE_WORDS = {
     "canned": "canned", "tinned": "canned", "drained": "drained", "rinsed": "rinsed",
     "dried": "dried", "dry": "raw", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
     "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
-    "rotisserie": "cooked", "shredded": "shredded",
+    "rotisserie": "cooked", "shredded": "shredded", "smoked": "smoked",
 }
 # Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
 MAX_QUANTITY = {"mass": 20_000.0, "volume": 50.0, "count": 500.0}

@@ -33,7 +33,7 @@ STATE_WORDS = {
     "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
     "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
     "dried": ("dried", "dehydrated"), "skinless": ("only",), "raw": ("raw", "dry", "uncooked"),
-    "drained": ("drained",),
+    "drained": ("drained",), "smoked": ("smoked",),
 }
 # Cuts named on a line that SR28 lists as their own entries ("chicken thighs").
 PARTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "loin",
@@ -99,6 +99,7 @@ class StateChoice:
     state: str | None  # the state the sibling was chosen for
     yield_factor: float | None = None
     yield_source: str | None = None
+    problem: str | None = None  # the stated state has no SR28 entry and no conversion
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
@@ -139,7 +140,8 @@ class StateResolver:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
         current, chosen = self._lean(ndb_no, states), None
-        for state in self._wanted(current, states):
+        wanted = self._wanted(current, states)
+        for state in wanted:
             found = current if words(self.description[current]) & set(STATE_WORDS[state]) \
                 else self._sibling(current, state, states, words(line))
             if found:
@@ -148,6 +150,11 @@ class StateResolver:
                     continue
                 break
         description = self.description[current]
+        preserved = {"dried", "smoked"} & set(wanted) - words(description)
+        if preserved and chosen is None and self.group.get(current) in MEAT_GROUPS:
+            # dried or smoked fish and meat are other foods than the fresh entry (water gone)
+            return StateChoice(current, description, None, problem=f"no SR28 entry for "
+                               f"{sorted(preserved)[0]} {description!r}")
         if self.is_raw(description) and COOKED_STATES & set(states):
             factor, where = self.yields.factor(self.group[current])
             return StateChoice(current, description, chosen, factor, where)
@@ -204,7 +211,7 @@ class StateResolver:
 
     def _wanted(self, ndb_no: str, states: list[str]) -> list[str]:
         wanted = [s for s in ("canned", "boiled", "roasted", "grilled", "fried", "cooked",
-                              "frozen", "dried") if s in states]
+                              "frozen", "dried", "smoked") if s in states]
         found = words(self.description[ndb_no])
         named = words(re.sub(r"\([^)]*\)", " ", self.description[ndb_no]))
         parts = [p for p in PARTS if f"part:{p}" in states and p not in named]
