@@ -82,7 +82,8 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                "spanish", "thai", "chinese", "japanese", "indian", "american", "asian",
                "block", "wedge", "stick", "loaf", "heavy", "firm", "soft", "ripe",
                "young", "new", "dark", "golden", "yellow", "white", "red", "green", "short",
-               "cut", "chunk", "fluffy", "mixed", "assorted", "bite", "giant", "big", "little"}
+               "cut", "chunk", "fluffy", "mixed", "assorted", "bite", "giant", "big", "little",
+               "browned", "creamy", "tart", "crunchy", "chunky", "smooth", "crisp", "tender"}
 
 
 def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()
