@@ -144,3 +144,15 @@ def test_non_positive_servings_are_rejected_at_load(servings):
 def test_servings_from_yield_text():
     assert record(["1 cup rice"], servings="Makes 12 bites").servings == 12
     assert record(["1 cup rice"], servings="serves 4-6").servings == 5
+
+
+def test_a_fraction_that_lost_its_slash_is_not_used_as_cups(resolver):
+    # "14 cup" for 1/4 cup: 14 cups of raisins would outweigh the whole recipe
+    lines = ["1 cup rolled oats", "1/2 cup peanut butter", "2 tbsp honey", "14 cup raisins"]
+    recipe = resolver.recipe(record(lines))
+    assert not recipe.kept and "likely a typo for 1/4 cup" in recipe.exclusion
+
+
+def test_a_large_oil_line_is_flagged_as_possible_frying_oil(resolver):
+    recipe = resolver.recipe(record(["6 bananas", "1/4 cup brown sugar", "2 cups vegetable oil"]))
+    assert recipe.kept and any("frying" in flag for flag in recipe.flags)

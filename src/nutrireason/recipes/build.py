@@ -177,7 +177,7 @@ class Resolver:
             if exclusion:
                 nutrition = None
             else:
-                flags = self._flags(record, nutrition, category)
+                flags = self._flags(record, nutrition, category, items)
         return ResolvedRecipe(record=record, ingredients=items, food_category=category,
                               kept=exclusion is None, exclusion=exclusion, flags=flags,
                               nutrition=nutrition)
@@ -195,6 +195,11 @@ class Resolver:
         for item in quantified:
             if item.problem and item.problem.startswith("implausible"):
                 return f"implausible quantity: {item.line!r}: {item.problem}"
+        typo = likely_typo(quantified)
+        if typo:
+            return f"implausible quantity: {typo.line!r}: reads as {typo.quantity:g} cups and " \
+                   "outweighs the rest of the recipe; likely a typo for " \
+                   f"1/{int(typo.quantity) % 10} cup"
         unresolved = [i for i in quantified if not (i.grams and i.ndb_no)]
         resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
         typical = resolved[len(resolved) // 2] if resolved else None
@@ -232,8 +237,8 @@ class Resolver:
             return f"implausible energy density: {density:.0f} kcal per 100 g"
         return None
 
-    def _flags(self, record: RecipeRecord, nutrition: RecipeNutrition,
-               category: str) -> list[str]:
+    def _flags(self, record: RecipeRecord, nutrition: RecipeNutrition, category: str,
+               items: list[ResolvedIngredient]) -> list[str]:
         """Reasons a kept recipe needs a look: energy per serving out of range, or far from
         the nutrition the recipe itself publishes."""
         flags = []
@@ -245,6 +250,12 @@ class Resolver:
         if energy is not None and energy < self.rules.min_serving_energy.value and not low_ok:
             flags.append(f"energy per serving {energy:.1f} kcal is under "
                          f"{self.rules.min_serving_energy.value:g} kcal")
+        oil = [i for i in items if i.grams and i.grams >= 200 and
+               self.states.group.get(i.ndb_no) == "0400"
+               and re.search(r"(?i)\boil\b", i.line)]
+        if oil:
+            flags.append(f"{oil[0].grams:,.0f} g of oil in one line ({oil[0].line!r}): if it is "
+                         "for frying, most of it is not eaten")
         published = _published_calories(record)
         if energy and published:
             ratio = energy / published
@@ -253,6 +264,18 @@ class Resolver:
                 flags.append(f"computed {energy:,.0f} kcal per serving is {ratio:.2f}x the "
                              f"recipe's published {published:,.0f} kcal")
         return flags
+
+
+def likely_typo(items: list[ResolvedIngredient]) -> ResolvedIngredient | None:
+    """A line written "12/13/14/16/18 cup" (a fraction that lost its slash: "14 cup" for
+    1/4 cup) that weighs more than all the recipe's other lines together."""
+    weighed = [i for i in items if i.grams]
+    for item in weighed:
+        if re.match(r"^\s*1[2-68]\s*cups?\b", item.line, re.I):
+            rest = sum(i.grams for i in weighed if i is not item)
+            if item.grams > rest:
+                return item
+    return None
 
 
 def _published_calories(record: RecipeRecord) -> float | None:
