@@ -156,3 +156,22 @@ def test_a_fraction_that_lost_its_slash_is_not_used_as_cups(resolver):
 def test_a_large_oil_line_is_flagged_as_possible_frying_oil(resolver):
     recipe = resolver.recipe(record(["6 bananas", "1/4 cup brown sugar", "2 cups vegetable oil"]))
     assert recipe.kept and any("frying" in flag for flag in recipe.flags)
+
+
+def test_no_weighed_cooked_line_of_the_corpus_lands_raw_without_a_yield(recipe_build, resolver):
+    # the whole Wikibooks build: a line read as cooked, boiled, roasted, grilled, fried or
+    # canned is on an entry in that state, or on a raw entry with its yield on the line
+    import json
+
+    from nutrireason.recipes.state import COOKED_STATES
+
+    checked, raw_without_yield = 0, []
+    for row in (recipe_build / "recipes.jsonl").read_text().splitlines():
+        for item in json.loads(row)["ingredients"]:
+            if not (COOKED_STATES & set(item["states"]) and item["grams"]):
+                continue
+            checked += 1
+            if resolver.states.is_raw(item["sr28_description"]) and item["yield_factor"] is None:
+                raw_without_yield.append(item["line"])
+    assert checked > 200
+    assert raw_without_yield == []

@@ -43,7 +43,7 @@ for _part in PARTS:
 COOKING_WORDS = {"cooked", "boiled", "roasted", "fried", "baked", "stewed", "braised",
                  "broiled", "grilled", "simmered", "prepared"}
 # drained / rinsed say "canned" for foods that come canned.
-CANNED_GROUPS = {"1100", "1500", "1600"}
+CANNED_GROUPS = {"1100", "1500", "1600", "0900"}  # "drained" says canned for these
 EXCLUDED = {"0300", "2100", "3600"}
 
 
