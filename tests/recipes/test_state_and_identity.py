@@ -175,3 +175,10 @@ def test_no_weighed_cooked_line_of_the_corpus_lands_raw_without_a_yield(recipe_b
                 raw_without_yield.append(item["line"])
     assert checked > 200
     assert raw_without_yield == []
+
+
+def test_small_kinds_take_the_small_portion(resolver):
+    # "baby" carrots are not medium carrots (SR28: 1 small 50 g, 1 medium 61 g)
+    baby = resolver.ingredient("4 baby carrots")
+    plain = resolver.ingredient("4 carrots")
+    assert "small" in baby.grams_method and baby.grams < plain.grams

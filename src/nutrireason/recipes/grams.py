@@ -64,6 +64,8 @@ class Portion:
 
 
 NON_VOLUME = {"ounce", "pound", "gram", "kilogram"}
+# Words that say the pieces are a small kind: the food's small portion, else its lightest.
+SMALL_KINDS = re.compile(r"(?i)\b(mini|baby|pickling|cocktail|petite|snack[- ]size)\b")
 # Portion words for a food in another state than the line's ("1 cup, whipped" is half the
 # weight of a cup of the liquid cream): used only when the line says so.
 CHANGED_STATE = {"whipped", "mashed", "pureed", "melted", "sifted", "thawed", "cooked",
@@ -120,7 +122,14 @@ class Weigher:
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
         wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
                   ([parsed.unit] if own_noun else []) if w]
-        portion = _pick_count(countable, wanted)
+        if SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
+            sized = [p for p in countable if re.search(r"\b(small|medium|large|extra large)\b",
+                                                       p.text)]
+            portion = _pick_count(countable, ["small"]) if any(
+                "small" in p.text for p in countable) else min(sized or countable,
+                                                              key=lambda p: p.grams / p.amount)
+        else:
+            portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 
 
