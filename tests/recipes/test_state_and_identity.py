@@ -182,3 +182,12 @@ def test_small_kinds_take_the_small_portion(resolver):
     baby = resolver.ingredient("4 baby carrots")
     plain = resolver.ingredient("4 carrots")
     assert "small" in baby.grams_method and baby.grams < plain.grams
+
+
+def test_an_unweighable_main_meat_excludes_its_recipe(resolver):
+    # goat meat is known to SR28 but "2 1/2 goat meat" has no weighable unit: it is likely
+    # the main part of the dish, so it counts as the heaviest line, not a typical one
+    lines = ["2 1/2 goat meat", "1 onion", "2 tomatoes", "1 tbsp tomato paste", "8 cups water",
+             "1 tsp salt", "1 tbsp ginger powder"]
+    recipe = resolver.recipe(record(lines))
+    assert not recipe.kept and recipe.exclusion.startswith("unresolved ingredients")

@@ -32,7 +32,7 @@ from nutrireason.recipes.schema import (
     ResolvedIngredient,
     ResolvedRecipe,
 )
-from nutrireason.recipes.state import StateResolver, load_cooking_yields
+from nutrireason.recipes.state import MEAT_GROUPS, StateResolver, load_cooking_yields
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
@@ -188,7 +188,8 @@ class Resolver:
         An implausible quantity anywhere excludes it (the recipe text is corrupt). Otherwise
         the unresolved lines must stay under 10 % of the recipe's estimated mass: a mass unit
         or ingredient-slicer's generic density where there is one, else the median weight of
-        the recipe's resolved lines (an unknown line counts as a typical line)."""
+        the recipe's resolved lines (an unknown line counts as a typical line; an unweighable
+        meat or fish line as the heaviest one: it is likely the dish's main part)."""
         quantified = [i for i in items if i.kind == "quantified"]
         if not quantified:
             return "no quantified ingredients"
@@ -204,7 +205,10 @@ class Resolver:
         resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
         typical = resolved[len(resolved) // 2] if resolved else None
         for item in unresolved:
-            item.estimated_grams = self._estimate(item) or typical
+            main = item.ndb_no and self.states.group.get(item.ndb_no) in MEAT_GROUPS
+            # a meat or fish line that cannot be weighed is likely the dish's main part
+            item.estimated_grams = self._estimate(item) or \
+                (resolved[-1] if main and resolved else typical)
         estimated = sum(i.estimated_grams or 0.0 for i in unresolved)
         total = sum(resolved) + estimated
         mass_share = estimated / total if total else 1.0
