@@ -140,3 +140,14 @@ def test_prepare_records_the_rules_it_applied():
     prepared = prepare("2 TB olive oil (extra virgin) or butter")
     assert prepared.main == "2 tablespoon olive oil"
     assert {"parentheticals", "alternative", "abbreviations"} <= set(prepared.rules)
+
+
+def test_slicer_density_lookup_is_memoised_without_changing_answers():
+    from ingredient_slicer import _utils
+
+    import nutrireason.recipes.parse  # noqa: F401  (installs the memo)
+
+    assert getattr(_utils._get_food_density, "memoised", False)
+    first = _utils._get_food_density("brown sugar", "dice")
+    first["density"] = -1  # a caller changing its copy does not change the next answer
+    assert _utils._get_food_density("brown sugar", "dice") != first
