@@ -191,3 +191,9 @@ def test_an_unweighable_main_meat_excludes_its_recipe(resolver):
              "1 tsp salt", "1 tbsp ginger powder"]
     recipe = resolver.recipe(record(lines))
     assert not recipe.kept and recipe.exclusion.startswith("unresolved ingredients")
+
+
+def test_a_salt_crust_is_not_eaten_salt(resolver):
+    lines = ["1 whole sea bass (about 1 kg)", "3 cups coarse salt", "2 egg whites"]
+    recipe = resolver.recipe(record(lines))
+    assert not recipe.kept and "spices or salt" in recipe.exclusion

@@ -48,6 +48,7 @@ class RecipeRules(_Strict):
     source: Source
     min_resolved_share: RuleValue
     max_line_grams: RuleValue
+    max_spice_line_grams: RuleValue
     max_total_grams: RuleValue
     max_energy_density: RuleValue
     serving_energy: RuleValue
@@ -157,11 +158,14 @@ class Resolver:
         item.grams_method = f"{item.grams_method}; edible portion x{share:.2f} ({where})"
 
     def _check_amount(self, item: ResolvedIngredient) -> None:
-        """A line heavier than any plausible recipe line is dropped with a reason."""
-        limit = self.rules.max_line_grams.value
+        """A line heavier than any plausible recipe line (or, for spices, herbs and salt, than
+        any eaten amount) is dropped with a reason; the recipe is then excluded."""
+        limit, what = self.rules.max_line_grams.value, "one line"
+        if self.states.group.get(item.ndb_no) == "0200":
+            limit, what = self.rules.max_spice_line_grams.value, "one line of spices or salt"
         if item.grams is not None and item.grams > limit:
             item.problem = f"implausible amount: {item.grams:,.0f} g is over {limit:,.0f} g " \
-                           "for one line"
+                           f"for {what}"
             item.grams = None
 
     def recipe(self, record: RecipeRecord) -> ResolvedRecipe:
