@@ -21,7 +21,8 @@ GENERIC_WORDS = {"raw", "fresh", "whole", "plain", "regular", "all", "purpose", 
                  "and", "or", "salt", "added", "type", "year", "round", "average", "mature",
                  "seeds", "fluid", "table"}
 PORTION_UNITS = {"breast", "thigh", "drumstick", "wing", "fillet", "filet", "steak", "chop",
-                 "leg", "loin", "rib", "stalk", "head", "ear"}
+                 "leg", "loin", "rib", "stalk", "head", "ear", "roll", "bun", "bagel", "muffin",
+                 "biscuit", "cookie", "cracker", "patty", "link"}
 # SR28 descriptions start with a category word ("Spices, cumin seed"; "Cheese, cheddar"): not a
 # sign of a different food.
 CATEGORY_WORDS = {"spice", "beverage", "cheese", "oil", "nut", "seed", "bean", "sugar", "syrup",
