@@ -197,3 +197,22 @@ def test_a_salt_crust_is_not_eaten_salt(resolver):
     lines = ["1 whole sea bass (about 1 kg)", "3 cups coarse salt", "2 egg whites"]
     recipe = resolver.recipe(record(lines))
     assert not recipe.kept and "spices or salt" in recipe.exclusion
+
+
+@pytest.mark.parametrize(("line", "description"), [
+    # the qualifier makes another food: it must survive into the SR28 entry
+    ("1 cup whole wheat flour", "Wheat flour, whole-grain"),
+    ("2 cups gluten-free pasta", "Pasta, gluten-free, corn, dry"),
+    ("1 cup reduced-fat milk",
+     "Milk, reduced fat, fluid, 2% milkfat, with added vitamin A and vitamin D"),
+    ("1 cup low-sodium chicken broth", "Soup, chicken broth, less/reduced sodium, ready to serve"),
+    ("8 oz whole wheat penne", "Pasta, whole-wheat, dry"),
+])
+def test_qualifiers_survive(resolver, line, description):
+    assert resolver.ingredient(line).sr28_description == description
+
+
+def test_a_qualifier_sr28_cannot_honour_leaves_the_line_unmatched(resolver):
+    # SR28 has no gluten-free flour blend: wheat flour would be a wrong food
+    item = resolver.ingredient("1 1/8 cups gluten free flour")
+    assert item.ndb_no is None and "no SR28 food" in item.problem

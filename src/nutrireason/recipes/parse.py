@@ -158,6 +158,10 @@ def _parse(text: str) -> ParsedLine:
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
                         raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None,
                         states=line_states(text), rules=rules)
+    grain_word, _, rest = (food or "").partition(" ")
+    if "qual:whole_grain" in parsed.states and grain_word in ("grain", "wheat") and rest and \
+            rest not in ("flour", "bread", "berries", "germ", "bran"):
+        parsed.food = rest  # "whole-grain spaghetti": the slicer drops "whole"
     parsed.problem = parsed.problem or unreadable_number(text)
     if quantity is None or unit in VAGUE_UNITS:
         parsed.unit_kind = "vague" if unit in VAGUE_UNITS else None
@@ -236,6 +240,16 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
     return kind == "count" or (kind == "volume" and measure_unit in MASS)
 
 
+# Qualifiers that make another food and must survive into the SR28 entry.
+QUALIFIER_PATTERNS = {
+    "gluten_free": re.compile(r"\bgluten[- ]?free\b|\bgf\b"),
+    "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ]sodium\b|\bno[- ]salt[- ]added\b|"
+                             r"\b(?:sodium|salt)[- ]free\b"),
+    "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
+                              r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b"),
+    "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
+    "whole_grain": re.compile(r"\bwhole[- ](?:wheat|grain)\b|\bwhole ?meal\b"),
+}
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
         "loin", "brisket", "chuck", "sirloin", "flank", "ribeye")
 
@@ -257,6 +271,9 @@ def line_states(text: str) -> list[str]:
     lean = re.search(r"\b([5-9]\d)\s*(?:%\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
     if lean:  # "90/10", "93% lean", "85%/15%"
         found.add(f"lean:{lean.group(1)}")
+    for name, pattern in QUALIFIER_PATTERNS.items():
+        if pattern.search(lowered):
+            found.add(f"qual:{name}")
     for cut in CUTS:
         if re.search(rf"\b{cut}s?\b", lowered):
             found.add(f"part:{cut}")

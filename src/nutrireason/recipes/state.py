@@ -116,6 +116,16 @@ PLANT_BASED = re.compile(r"(?i)\b(vegan|plant[- ]based|dairy[- ]free|non[- ]dair
 
 
 STATE_ORDER_FIRST = {"skinless", *PARTS}
+# A qualifier is honoured by an entry whose words hold one of these sets.
+QUALIFIER_WORDS = {
+    "gluten_free": [{"gluten", "free"}],
+    "low_sodium": [{"low", "sodium"}, {"reduced", "sodium"}, {"less", "sodium"}, {"no", "salt"},
+                   {"without", "salt"}, {"sodium", "free"}],
+    "reduced_fat": [{"reduced", "fat"}, {"low", "fat"}, {"lowfat"}, {"nonfat"}, {"fat", "free"},
+                    {"skim"}, {"1"}, {"2"}],
+    "sugar_free": [{"sugar", "free"}, {"no", "sugar"}, {"without", "sugar"}, {"sugarfree"}],
+    "whole_grain": [{"whole", "grain"}, {"whole", "wheat"}, {"wholemeal"}],
+}
 
 
 class StateResolver:
@@ -139,7 +149,10 @@ class StateResolver:
     def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
-        current, chosen = self._lean(ndb_no, states), None
+        current, problem = self._qualified(self._lean(ndb_no, states), states, line)
+        if problem:
+            return StateChoice(current, self.description[current], None, problem=problem)
+        chosen = None
         wanted = self._wanted(current, states)
         for state in wanted:
             found = current if words(self.description[current]) & set(STATE_WORDS[state]) \
@@ -159,6 +172,42 @@ class StateResolver:
             factor, where = self.yields.factor(self.group[current])
             return StateChoice(current, description, chosen, factor, where)
         return StateChoice(current, description, chosen)
+
+    def _qualified(self, ndb_no: str, states: list[str], line: str) -> tuple[str, str | None]:
+        """The entry honouring every qualifier on the line (gluten-free, low-sodium,
+        reduced-fat, sugar-free, whole-grain), from the same kind of food; or a problem when
+        SR28 has none (gluten-free flour is not wheat flour)."""
+        current = ndb_no
+        for state in states:
+            if not state.startswith("qual:"):
+                continue
+            name = state.split(":")[1]
+            if _honours(self.description[current], name):
+                continue
+            found = self._honouring(current, name, words(line))
+            if found is None:
+                label = name.replace("_", "-")
+                return current, f"no SR28 entry for {label} {self.description[current]!r}"
+            current = found
+        return current, None
+
+    def _honouring(self, ndb_no: str, name: str, line_words: set[str]) -> str | None:
+        description = self.description[ndb_no]
+        original = words(description)
+        candidates = self.by_head.get(_head(description), [])
+        if name == "whole_grain":  # "Wheat flour, white" -> "Wheat flour, whole-grain"
+            candidates = candidates + self.by_head.get(_head(description.split(",")[0]), [])
+        best: tuple[float, str] | None = None
+        for other, text in candidates:
+            found = words(text)
+            if other == ndb_no or not _honours(text, name):
+                continue
+            cooked_mismatch = bool(found & COOKING_WORDS) != bool(original & COOKING_WORDS)
+            score = len(original & found) + 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
+                0.3 * len(found - original) - 3 * cooked_mismatch
+            if best is None or (score, other) > best:
+                best = (score, other)
+        return None if best is None else best[1]
 
     def _lean(self, ndb_no: str, states: list[str]) -> str:
         """The entry with the line's lean share ("90/10 beef mince" -> 90% lean), if any."""
@@ -253,6 +302,11 @@ class StateResolver:
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
+
+
+def _honours(description: str, name: str) -> bool:
+    found = words(description)
+    return any(need <= found for need in QUALIFIER_WORDS[name])
 
 
 def bone_share(refuse: float, what: str) -> float:
