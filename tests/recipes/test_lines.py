@@ -151,3 +151,13 @@ def test_slicer_density_lookup_is_memoised_without_changing_answers():
     first = _utils._get_food_density("brown sugar", "dice")
     first["density"] = -1  # a caller changing its copy does not change the next answer
     assert _utils._get_food_density("brown sugar", "dice") != first
+
+
+def test_html_entities_are_characters_not_numbers():
+    parsed = parse_line("&#189; cup (120 ml) butter")  # ½ cup, not 189 cups
+    assert (parsed.quantity, parsed.unit, parsed.problem) == (0.5, "cup", None)
+
+
+def test_a_number_word_in_a_name_is_no_quantity():
+    parsed = parse_line("Thousand Island dressing")
+    assert parsed.kind == "unquantified" and parsed.problem is None

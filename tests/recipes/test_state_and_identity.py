@@ -216,3 +216,10 @@ def test_a_qualifier_sr28_cannot_honour_leaves_the_line_unmatched(resolver):
     # SR28 has no gluten-free flour blend: wheat flour would be a wrong food
     item = resolver.ingredient("1 1/8 cups gluten free flour")
     assert item.ndb_no is None and "no SR28 food" in item.problem
+
+
+def test_liquids_by_the_dozen_cups_are_not_typos_and_vinegar_is_not_salt(resolver):
+    soup = resolver.recipe(record(["12 cups water", "2 cups dried split peas", "1 onion"]))
+    pickle = resolver.recipe(record(["2 cups cider vinegar", "1 cup sugar", "6 cucumbers"]))
+    assert soup.kept, soup.exclusion
+    assert pickle.kept, pickle.exclusion

@@ -161,7 +161,9 @@ class Resolver:
         """A line heavier than any plausible recipe line (or, for spices, herbs and salt, than
         any eaten amount) is dropped with a reason; the recipe is then excluded."""
         limit, what = self.rules.max_line_grams.value, "one line"
-        if self.states.group.get(item.ndb_no) == "0200":
+        spice = self.states.group.get(item.ndb_no) == "0200" and \
+            "vinegar" not in (item.sr28_description or "").lower()  # SR28 files vinegar there
+        if spice:
             limit, what = self.rules.max_spice_line_grams.value, "one line of spices or salt"
         if item.grams is not None and item.grams > limit:
             item.problem = f"implausible amount: {item.grams:,.0f} g is over {limit:,.0f} g " \
@@ -276,10 +278,12 @@ class Resolver:
 
 def likely_typo(items: list[ResolvedIngredient]) -> ResolvedIngredient | None:
     """A line written "12/13/14/16/18 cup" (a fraction that lost its slash: "14 cup" for
-    1/4 cup) that weighs more than all the recipe's other lines together."""
+    1/4 cup) of a solid food (under 200 g a cup: liquids such as water, stock or milk do come
+    by the dozen cups) that weighs more than all the recipe's other lines together."""
     weighed = [i for i in items if i.grams]
     for item in weighed:
-        if re.match(r"^\s*1[2-68]\s*cups?\b", item.line, re.I):
+        solid = item.quantity and item.grams / item.quantity < 200
+        if solid and re.match(r"^\s*1[2-68]\s*cups?\b", item.line, re.I):
             rest = sum(i.grams for i in weighed if i is not item)
             if item.grams > rest:
                 return item

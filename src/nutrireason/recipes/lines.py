@@ -16,6 +16,7 @@ lines has one clear, tested fix:
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 
@@ -57,9 +58,9 @@ class LineText:
 
 
 def strip_noise(text: str) -> str:
-    """HTML tags, temperatures, note references, emoji and odd symbols removed; unicode
-    fractions spelled out ("1½" -> "1 1/2"); whitespace collapsed."""
-    text = re.sub(r"<[^>]+>", " ", text)
+    """HTML tags and entities ("&#189;" is ½), temperatures, note references, emoji and odd
+    symbols removed; unicode fractions spelled out ("1½" -> "1 1/2"); whitespace collapsed."""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("u0026", "&")
     for glyph, spelled in FRACTIONS.items():
         text = re.sub(rf"(\d){glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
     text = text.replace("⁄", "/").replace("–", "-").replace("—", "-")

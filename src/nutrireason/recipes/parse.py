@@ -223,6 +223,9 @@ def _own_quantity(main: str, quantity: float | None, unit: str | None,
     later in the line: "2 lbs. ground beef 7-20 % fat" -> 14 lbs)."""
     leading = leading_quantity(main)
     if leading is None:
+        if quantity is not None and not re.search(r"\d", main):
+            rules.append("number_word_ignored")  # "Thousand Island dressing" is no quantity
+            return None, unit
         return quantity, unit
     if leading.unit:
         if (quantity, unit) != (leading.quantity, leading.unit):
