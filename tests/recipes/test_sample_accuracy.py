@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 SAMPLE = Path(__file__).with_name("fixtures") / "ingredient_sample.jsonl"
-MATCH_FLOOR = 0.85
-GRAMS_FLOOR = 0.83
+MATCH_FLOOR = 0.90
+GRAMS_FLOOR = 0.85
 
 
 def load_sample() -> list[dict]:
