@@ -26,22 +26,25 @@ TARGETS = {"kept_share": 0.90, "calories": (0.10, 0.70), "protein": (0.12, None)
            "sodium": (0.15, None)}
 
 
-def build(corpus: Path, out: Path) -> None:
+def read_sr28_bundle():
+    """The SR28 tables of the offline bundle (read once: the build and the breakdown use them)."""
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    return read_sr28(require("usda-sr28") / "sr28")
+
+
+def build(corpus: Path, out: Path, sr28) -> None:
     """`recipes build --recipes corpus --out out`, in process."""
     from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
     from nutrireason.recipes.load import load_corpus
-    from nutrireason.sources.bundles import require
-    from nutrireason.sources.sr28 import read_sr28
 
-    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
-    build_corpus(load_corpus(corpus), resolver, out, build_inputs(corpus), workers=2)
+    build_corpus(load_corpus(corpus), Resolver.from_sr28(sr28), out, build_inputs(corpus),
+                 workers=2)
 
 
-def kcal_per_100g() -> dict[str, float]:
-    from nutrireason.sources.bundles import require
-    from nutrireason.sources.sr28 import read_sr28
-
-    table = read_sr28(require("usda-sr28") / "sr28").nutrients
+def kcal_per_100g(sr28) -> dict[str, float]:
+    table = sr28.nutrients
     return dict(zip(table["ndb_no"], table["calories"], strict=True))
 
 
@@ -78,15 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=15)
     args = parser.parse_args(argv)
     published = read_published(args.path)
+    sr28 = read_sr28_bundle() if args.build is None or args.worst else None
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.build
         if folder is None:
             folder = Path(tmp)
-            build(args.path, folder)
+            build(args.path, folder, sr28)
         comparisons = compare_build(folder, published)
     print_summary(summary(comparisons))
     if args.worst:
-        print_worst(comparisons, kcal_per_100g(), args.worst)
+        print_worst(comparisons, kcal_per_100g(sr28), args.worst)
     return 0
 
 

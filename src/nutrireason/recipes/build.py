@@ -129,7 +129,7 @@ class Resolver:
                 item.yield_factor = choice.yield_factor
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
-            self._edible_portion(item, parsed.unit_kind, line)
+            self._edible_portion(item, parsed)
             self._drained_share(item, parsed)
             self._check_amount(item)
         return item
@@ -147,10 +147,10 @@ class Resolver:
         item.grams_method = f"{item.grams_method}; drained solids x{share.factor:g} of the " \
                             "can's net weight"
 
-    def _edible_portion(self, item: ResolvedIngredient, unit_kind: str | None,
-                        line: str) -> None:
+    def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry)."""
-        edible = self.states.edible_share(item.ndb_no, line) if unit_kind == "mass" else None
+        edible = self.states.edible_share(item.ndb_no, parsed.states) \
+            if parsed.unit_kind == "mass" else None
         if edible is None or item.grams is None:
             return
         share, where = edible

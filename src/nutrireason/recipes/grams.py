@@ -123,11 +123,7 @@ class Weigher:
         wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
                   ([parsed.unit] if own_noun else []) if w]
         if SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
-            sized = [p for p in countable if re.search(r"\b(small|medium|large|extra large)\b",
-                                                       p.text)]
-            portion = _pick_count(countable, ["small"]) if any(
-                "small" in p.text for p in countable) else min(sized or countable,
-                                                              key=lambda p: p.grams / p.amount)
+            portion = _small_piece(countable)
         else:
             portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
@@ -156,6 +152,15 @@ def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
                 return portion
     plain = [p for p in portions if "," not in p.text]
     return (plain or portions)[0]
+
+
+def _small_piece(portions: list[Portion]) -> Portion:
+    """The food's "small" portion, else the lightest sized one (small/medium/large), else the
+    lightest per piece."""
+    if any("small" in p.text for p in portions):
+        return _pick_count(portions, ["small"])
+    sized = [p for p in portions if re.search(r"\b(medium|large|extra large)\b", p.text)]
+    return min(sized or portions, key=lambda p: p.grams / p.amount)
 
 
 def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:

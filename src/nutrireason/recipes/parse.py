@@ -46,8 +46,9 @@ class ParsedLine:
     rules: list[str] = field(default_factory=list)  # text and quantity rules that fired
 
 
-# Words on a line (parentheticals included) that say which state of a food is meant.
-STATE_WORDS = {
+# Words on a line (parentheticals included) that say which state of a food is meant (the
+# entries a state asks for are `recipes.state.STATE_WORDS`).
+LINE_STATE_WORDS = {
     "cooked": "cooked", "boiled": "boiled", "steamed": "boiled", "simmered": "boiled",
     "poached": "boiled", "roasted": "roasted", "baked": "roasted", "grilled": "grilled",
     "broiled": "grilled", "fried": "fried", "sauteed": "cooked", "sautéed": "cooked",
@@ -211,9 +212,11 @@ def _food_before_comma(main: str, food: str | None, unit: str | None,
 def _rescaled(grams: float | None, sliced: dict, quantity: float, unit: str | None
               ) -> float | None:
     """The slicer's gram estimate for the quantity we kept (None when the unit changed)."""
+    if unit != sliced.get("standardized_unit"):
+        return None
     sliced_quantity = _quantity(sliced.get("quantity"))[0]
-    if grams is None or not sliced_quantity or unit != sliced.get("standardized_unit"):
-        return None if unit != sliced.get("standardized_unit") else grams
+    if grams is None or not sliced_quantity:
+        return grams
     return grams * quantity / sliced_quantity
 
 
@@ -253,6 +256,12 @@ QUALIFIER_PATTERNS = {
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
     "whole_grain": re.compile(r"\bwhole[- ](?:wheat|grain)\b|\bwhole ?meal\b"),
 }
+# Meat still on its bone (weights are as purchased), unless the line says it is off.
+BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
+                     r"roaster|fryer)\b|\b(drumsticks?|wings?|spare ?ribs|short ribs|shanks?|"
+                     r"chicken legs?|leg quarters?)\b")
+BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
+                      r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
         "loin", "brisket", "chuck", "sirloin", "flank", "ribeye")
 
@@ -263,13 +272,13 @@ def line_states(text: str) -> list[str]:
     not count; a named cut is "part:<cut>"."""
     lowered = re.sub(r"\(\s*or\b[^)]*\)", " ", text.lower())
     words = set(re.findall(r"[a-zé]+", lowered))
-    found = {STATE_WORDS[w] for w in words if w in STATE_WORDS}
+    found = {LINE_STATE_WORDS[w] for w in words if w in LINE_STATE_WORDS}
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
     if re.match(r"^\s*[\d/. -]+.*\b(?:cans?|tins?)\b", before_comma):
         found.add("canned")
     if "fresh" in words:
         found -= {"frozen", "canned", "dried"}
-    if re.search(r"\bbone[- ]?in\b", lowered):
+    if BONE_IN.search(text) and not BONELESS.search(text):
         found.add("bone_in")
     lean = re.search(r"\b([5-9]\d)\s*(?:%\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
     if lean:  # "90/10", "93% lean", "85%/15%"
@@ -292,14 +301,12 @@ def unreadable_number(text: str) -> str | None:
 
 def implausible_quantity(quantity: float, kind: str, unit: str | None) -> str | None:
     """A quantity beyond any recipe line for its kind of unit (grams for mass units)."""
+    from nutrireason.recipes.grams import convert  # grams imports this module
+
     amount = quantity
     if kind == "mass":
-        from nutrireason.recipes.grams import convert
-
         amount = convert(quantity, unit, "gram")
     elif kind == "volume" and unit not in ("cup", "tablespoon", "teaspoon"):
-        from nutrireason.recipes.grams import convert
-
         amount = convert(quantity, unit, "cup")
     if amount > MAX_QUANTITY[kind]:
         return f"implausible quantity {quantity:g} {unit or 'items'}"

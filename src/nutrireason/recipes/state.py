@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from nutrireason.recipes.match import stem
+from nutrireason.recipes.parse import CUTS
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import Source, _Strict, load_model
 
@@ -36,8 +38,7 @@ STATE_WORDS = {
     "drained": ("drained",), "smoked": ("smoked",),
 }
 # Cuts named on a line that SR28 lists as their own entries ("chicken thighs").
-PARTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "loin",
-         "tenderloin", "brisket", "chuck", "sirloin", "flank", "ribeye")
+PARTS = CUTS
 for _part in PARTS:
     STATE_WORDS[_part] = (_part,)
 COOKING_WORDS = {"cooked", "boiled", "roasted", "fried", "baked", "stewed", "braised",
@@ -53,7 +54,7 @@ class GroupYield(_Strict):
     source: Source
 
 
-class DefaultYield(_Strict):
+class CitedFactor(_Strict):
     factor: float
     source: Source
 
@@ -62,8 +63,8 @@ class CookingYields(_Strict):
     version: int
     source: Source
     groups: dict[str, GroupYield]
-    default: DefaultYield
-    drained_share: DefaultYield
+    default: CitedFactor
+    drained_share: CitedFactor
 
     def factor(self, group_code: str) -> tuple[float, str]:
         """Cooked grams per raw gram for an SR28 group, and where the figure comes from."""
@@ -78,15 +79,9 @@ def load_cooking_yields(path: Path | None = None) -> CookingYields:
     return load_model(path or standards_dir() / "cooking_yields.yaml", CookingYields)
 
 
-def words(text: str) -> set[str]:
-    """Description words, plurals folded ("mangos" and "mango" are one word)."""
-    return set(_words(text))
-
-
 @lru_cache(maxsize=100_000)
-def _words(text: str) -> frozenset[str]:
-    from nutrireason.recipes.match import stem
-
+def words(text: str) -> frozenset[str]:
+    """Description words, plurals folded ("mangos" and "mango" are one word)."""
     return frozenset(stem(w) for w in re.findall(r"[a-z]+|\d+", text.lower()))
 
 
@@ -105,11 +100,6 @@ class StateChoice:
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
 ANIMAL_GROUPS = MEAT_GROUPS | {"0100", "0700"}
 # A line saying the meat still has its bone: weights are as purchased, bone included.
-BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
-                     r"roaster|fryer)\b|\b(drumsticks?|wings?|spare ?ribs|short ribs|shanks?|"
-                     r"chicken legs?|leg quarters?)\b")
-BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
-                      r"meat only)\b")
 # Plant-based stand-ins are not the animal food SR28 has under the same name.
 PLANT_BASED = re.compile(r"(?i)\b(vegan|plant[- ]based|dairy[- ]free|non[- ]dairy|meatless|"
                          r"meat[- ]free|veggie burger|egg[- ]free)\b")
@@ -220,11 +210,11 @@ class StateResolver:
         return next((other for other, text in self.by_head.get(_head(description), [])
                      if text == wanted), ndb_no)
 
-    def edible_share(self, ndb_no: str, line: str) -> tuple[float, str] | None:
-        """For a bone-in meat weighed as purchased: the edible share from SR28's refuse
-        (bone) for the entry, and how it was found; None when it does not apply."""
-        if self.group.get(ndb_no) not in MEAT_GROUPS or not BONE_IN.search(line) \
-                or BONELESS.search(line):
+    def edible_share(self, ndb_no: str, states: list[str]) -> tuple[float, str] | None:
+        """For a bone-in meat (the line's "bone_in" state) weighed as purchased: the edible
+        share from SR28's refuse (bone) for the entry, and how it was found; None when it
+        does not apply."""
+        if self.group.get(ndb_no) not in MEAT_GROUPS or "bone_in" not in states:
             return None
         refuse, what = self.refuse.get(ndb_no, (0.0, ""))
         bone = bone_share(refuse, what)

@@ -10,6 +10,7 @@ percentage error, share within 20 %), never by single recipes.
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +119,5 @@ def summary(comparisons: list[RecipeComparison]) -> dict[str, Any]:
 
 def worst(comparisons: list[RecipeComparison], count: int = 15) -> list[RecipeComparison]:
     """The kept recipes furthest from their published calories (by log ratio)."""
-    import math
-
     scored = [(abs(math.log(r)), c) for c in comparisons if c.kept and (r := c.ratio())]
     return [c for _, c in sorted(scored, key=lambda pair: (-pair[0], pair[1].id))[:count]]
