@@ -36,7 +36,6 @@ MEASURES = {
     "teaspoons": "teaspoon", "fl oz": "fluid ounce", "fluid ounce": "fluid ounce",
     "fluid ounces": "fluid ounce",
 }
-MASS = {"gram", "kilogram", "ounce", "pound"}
 APPROXIMATE = r"about|approx\.?|approximately|around|roughly|scant|heaping|heaped|generous|" \
               r"rounded|level|~|appx\.?"
 _NUMBER = r"\d+(?:\.\d+)?(?:\s+\d+/\d+|\s*-\s*\d+/\d+|/\d+)?"

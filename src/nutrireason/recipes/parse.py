@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from ingredient_slicer import IngredientSlicer
 from ingredient_slicer import _utils as _slicer_utils
 
-from nutrireason.recipes.lines import MASS, leading_quantity, paren_measure, prepare, strip_noise
+from nutrireason.recipes.lines import leading_quantity, paren_measure, prepare, strip_noise
 from nutrireason.recipes.match import PORTION_UNITS
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
@@ -243,7 +243,7 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
     """A parenthetical measure replaces a count or container ("1 (15 oz) can"), and a mass
     replaces a volume ("1 cup (220 g)"); a mass on the line itself stays."""
     kind = unit_kind(unit)
-    return kind == "count" or (kind == "volume" and measure_unit in MASS)
+    return kind == "count" or (kind == "volume" and measure_unit in MASS_UNITS)
 
 
 # Qualifiers that make another food and must survive into the SR28 entry.

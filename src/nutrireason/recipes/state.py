@@ -181,14 +181,13 @@ class StateResolver:
             current = found
         return current, None
 
-    def _honouring(self, ndb_no: str, name: str, line_words: set[str]) -> str | None:
+    def _honouring(self, ndb_no: str, name: str, line_words: frozenset[str]) -> str | None:
+        """The same-head entry that honours qualifier ``name`` and keeps most of the entry's
+        words ("Wheat flour, white, ..." -> "Wheat flour, whole-grain")."""
         description = self.description[ndb_no]
         original = words(description)
-        candidates = self.by_head.get(_head(description), [])
-        if name == "whole_grain":  # "Wheat flour, white" -> "Wheat flour, whole-grain"
-            candidates = candidates + self.by_head.get(_head(description.split(",")[0]), [])
         best: tuple[float, str] | None = None
-        for other, text in candidates:
+        for other, text in self.by_head.get(_head(description), []):
             found = words(text)
             if other == ndb_no or not _honours(text, name):
                 continue
