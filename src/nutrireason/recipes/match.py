@@ -204,6 +204,7 @@ class Matcher:
         self.known = set(foods["ndb_no"])
         # Words SR28 uses for foods (not for preparation): a modifier among them names a food.
         self.vocabulary = set(self.index) - LOOSE_WORDS - GENERIC_WORDS - CATEGORY_WORDS
+        self.food_words = (self.vocabulary | PRODUCT_HEADS) - LOOSE_WORDS
         self.descriptions = dict(zip(foods["ndb_no"], foods["description"], strict=True))
         self.reviewed = reviewed
         self._memo: dict[str, Match | None] = {}
@@ -257,8 +258,7 @@ class Matcher:
                     stem(before) in self.vocabulary and stem(before) not in LOOSE_WORDS
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
-                specific_after = any(stem(w) in self.vocabulary | PRODUCT_HEADS
-                                     and stem(w) not in LOOSE_WORDS for w in after)
+                specific_after = any(stem(w) in self.food_words for w in after)
                 if found and keeps_head(name, phrase + " " + found.description) and \
                         not specific_before and not specific_after:
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
