@@ -54,8 +54,10 @@ REC, NOT_REC, PORTION, NEUTRAL, DROPPED = ("Rec", "NotRec", "portion-excluded", 
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    """A build's JSONL file, through the project's reader (a bad line names its number)."""
+    from nutrireason.io import read_jsonl as read
+
+    return read(path, path.name, "a complete build folder")
 
 
 def table(rows: list[list[Any]], header: list[str], indent: str = "  ") -> str:
