@@ -275,44 +275,120 @@ def fam_annotate(
     recipes: Annotated[Path | None, typer.Option(
         help="A `recipes build` directory (default: the last build).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output directory.")] = None,
+    proposer: Annotated[str | None, typer.Option(
+        help="Provider string of the proposing model: run the paper's loop (propose, rule "
+        "check, one corrective pass, drop what still disagrees). Without it (and without "
+        "--proposals) the rules alone label.")] = None,
     proposals: Annotated[Path | None, typer.Option(
-        help="A `fam propose` run: drop recipes whose rules and LLM proposal disagree.")]
+        help="A finished `fam propose` run: check it against the rules without a corrective "
+        "pass (drop recipes whose rules and proposal disagree).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Samples in flight at once.")] = 8,
+    limit: Annotated[int | None, typer.Option(
+        min=0, help="Propose for the first N kept recipes only (the rest leave the pool).")]
     = None,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Output token budget per call.")]
+    = 1024,
+    retry_errors: Annotated[bool, typer.Option(
+        help="Ask again the proposals and corrections that ended in an error.")] = False,
 ) -> None:
-    """Rule-grounded Rec/NotRec annotation of resolved recipes for the 13 conditions."""
+    """Rec/NotRec annotation of resolved recipes for the 13 conditions: rule-grounded, and with
+    --proposer checked against an LLM's proposals (re-run the same command to resume)."""
     import json
 
-    import pandas as pd
-
-    from nutrireason.fam.pool import GENERATOR, build_pool, read_recipes, rule_files
-    from nutrireason.fam.proposals import read_proposals
+    from nutrireason.errors import NutriReasonError
+    from nutrireason.fam.pool import (
+        GENERATOR,
+        annotation_settings,
+        build_pool,
+        read_recipes,
+        rule_files,
+    )
+    from nutrireason.fam.proposals import (
+        MODE_CROSS_CHECK,
+        MODE_LOOP,
+        MODE_RULES,
+        LoopInterrupted,
+        Proposer,
+        read_proposals,
+    )
     from nutrireason.io import input_fingerprints, up_to_date
     from nutrireason.paths import builds_dir
     from nutrireason.runs.records import RECORDS_FILE
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
+    if proposer is not None and proposals is not None:
+        raise NutriReasonError("give --proposer (run the annotation loop) or --proposals "
+                               "(check a finished `fam propose` run), not both")
     folder = recipes or builds_dir() / "recipes"
     target = out or builds_dir() / "fam" / "annotations"
-    checked = read_proposals(proposals) if proposals is not None else None
+    loop = Proposer(proposer, target / "loop", concurrency=concurrency, limit=limit,
+                    max_tokens=max_tokens, retry_errors=retry_errors) \
+        if proposer is not None else None
+    settings = {"mode": MODE_LOOP, **loop.settings()} if loop is not None else \
+        {"mode": MODE_CROSS_CHECK, "proposals": str(proposals)} if proposals is not None \
+        else {"mode": MODE_RULES}
     inputs = [folder / "recipes.jsonl", *rule_files(),
               *([proposals / RECORDS_FILE] if proposals is not None else [])]
-    if (folder / "recipes.jsonl").is_file() and up_to_date(
-            target / "manifest.json", input_fingerprints(inputs), generator=GENERATOR):
+    if (folder / "recipes.jsonl").is_file() and not retry_errors and up_to_date(
+            target / "manifest.json", input_fingerprints(inputs), generator=GENERATOR) \
+            and annotation_settings(target / "manifest.json", settings) == settings:
         console.print(f"FAM annotation: {target} is up to date with its inputs; not rebuilt")
-        summary = json.loads((target / "summary.json").read_text(encoding="utf-8"))
-        show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
+        print_annotation(json.loads((target / "summary.json").read_text(encoding="utf-8")))
         return
     corpus = read_recipes(folder / "recipes.jsonl")
-    with console.status(f"annotating {len(corpus):,} recipes"):
-        summary = build_pool(corpus, read_sr28(require("usda-sr28") / "sr28"), target,
-                             inputs=inputs, proposals=checked)
+    checked = read_proposals(proposals) if proposals is not None else None
+    sr28 = read_sr28(require("usda-sr28") / "sr28")
+    if loop is not None:  # the engine draws its own progress bars
+        try:
+            summary = build_pool(corpus, sr28, target, inputs=inputs, proposer=loop,
+                                 log=console.print)
+        except LoopInterrupted as exc:
+            errors.print(f"[yellow]interrupted[/]: {exc}")
+            raise typer.Exit(130) from None
+    else:
+        with console.status(f"annotating {len(corpus):,} recipes"):
+            summary = build_pool(corpus, sr28, target, inputs=inputs, proposals=checked,
+                                 proposals_from=str(proposals) if proposals else None)
+    print_annotation(summary)
+    console.print(f"wrote {target}/annotations.jsonl, summary.json and manifest.json")
+
+
+def print_annotation(summary: dict[str, Any]) -> None:
+    """The pool per condition, then what the annotation loop did (when it ran)."""
+    import pandas as pd
+
     show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
+    section = summary.get("annotation") or {"mode": "rules-only"}
     console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
                   f"{summary['with_any_entry']:,} with at least one entry; recipes excluded: "
                   f"{summary['excluded_by_reason']}; condition entries excluded: "
                   f"{summary.get('entries_excluded_by_reason', {})}")
-    console.print(f"wrote {target}/annotations.jsonl and summary.json")
+    if section["mode"] == "rules-only":
+        console.print("annotation: rules only (give --proposer MODEL for the LLM loop)")
+        return
+    who = section.get("proposer") or section.get("proposals")
+    rows = [("proposed", section["proposed"]),
+            ("agreed with the rules first time", section["agreed_first"]),
+            ("in conflict with the rules", section["conflicted_first"]),
+            ("  fixed by the corrective pass", section.get("corrected", 0)),
+            ("  dropped: disagreement persists", section["dropped_disagreement"]),
+            ("  dropped: no usable correction", section.get("correction_failed", 0)),
+            ("dropped: proposal errored", section["proposal_errors"]),
+            ("dropped: proposal unparseable", section["proposal_unparsed"]),
+            ("not proposed (--limit)", section["not_proposed"]),
+            ("kept in the pool", section["kept"])]
+    console.print(f"annotation: {section['mode']} with {who}")
+    show(pd.DataFrame(rows, columns=["recipes", "count"]), "Annotation loop")
+    by_condition = section.get("conflicts_by_condition") or {}
+    if by_condition:
+        show(pd.DataFrame([{"condition": c, "conflicts": v["first"],
+                            "persisting": v["persisting"]} for c, v in by_condition.items()]),
+             "Rule/LLM conflicts per condition")
+    if "model_calls" in summary:
+        runs = ", ".join(f"{k} {v}" for k, v in (section.get("runs") or {}).items())
+        console.print(f"{summary['model_calls']} model calls, {summary['cache_hits']} cache "
+                      f"hits this time; engine runs: {runs}")
 
 
 @fam_app.command("propose")
@@ -327,8 +403,10 @@ def fam_propose(
     concurrency: Annotated[int, typer.Option(min=1, help="Samples in flight at once.")] = 8,
     max_tokens: Annotated[int, typer.Option(min=1, help="Output token budget.")] = 1024,
 ) -> None:
-    """The optional LLM proposal step: a Rec/NotRec/neutral side per condition for each kept
-    recipe, through the run engine (re-run to resume); then `fam annotate --proposals RUN`."""
+    """The LLM proposal step alone: a Rec/NotRec/neutral side and the cited ingredients per
+    condition for each kept recipe, through the run engine (re-run to resume); then `fam
+    annotate --proposals RUN` checks it without a corrective pass. `fam annotate --proposer
+    MODEL` runs the whole loop (propose, check, correct once) instead."""
     from nutrireason.fam.kb import load_kb
     from nutrireason.fam.pool import read_recipes
     from nutrireason.fam.proposals import proposal_items, write_items
@@ -349,7 +427,8 @@ def fam_propose(
                   f"-> {target}")
     if summary.interrupted:
         raise typer.Exit(130)
-    console.print(f"next: nutrireason fam annotate --proposals {target}")
+    console.print(f"next: nutrireason fam annotate --proposals {target} (check only), or "
+                  f"nutrireason fam annotate --proposer {model} (propose, check, correct)")
 
 
 @fam_app.command("build")
@@ -390,6 +469,9 @@ def fam_build(
         manifest = build_fam(pool, corpus, read_sr28(require("usda-sr28") / "sr28"), target,
                              dish_size=dish_size, rank_size=rank_size, seed=seed, images=images)
     print_fam_stats(manifest["stats"])
+    for row in manifest["balance"]:
+        if row["short_of_equal_share"]:
+            console.print(f"[yellow]{row['condition']}: {row['short_of_equal_share']}[/]")
     if manifest["rank_not_drawn"]:
         console.print(f"[yellow]comparative instances not drawn, by type: "
                       f"{manifest['rank_not_drawn']}[/]")
@@ -552,7 +634,7 @@ def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
             names.append(method_name(mode, input_mode))
         else:
             raise DataError(None, f"unknown FAM-Bench mode {mode!r}",
-                            expected="--mode baseline|cot|ki|cot-ki|reference")
+                            expected="--mode " + "|".join([*MODES, "reference"]))
     return names
 
 
@@ -592,7 +674,8 @@ def run_command(
     benchmark_dir: Annotated[Path | None, typer.Option(
         help="A built NGQA or FAM-Bench directory (default: the last build).")] = None,
     mode: Annotated[list[str] | None, typer.Option(
-        help="FAM-Bench prompting mode: baseline, cot, ki, cot-ki or reference; repeatable.")]
+        help="FAM-Bench prompting mode: baseline, cot, ki, cot-ki, ki-limits, cot-ki-limits "
+        "(KI with the nutrient limits) or reference; repeatable.")]
     = None,
     input_mode: Annotated[str, typer.Option(
         "--input", help="FAM-Bench input: text, text+image or image.")] = "text",

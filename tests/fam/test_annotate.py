@@ -22,7 +22,8 @@ def recipe(rid: str, items: list[tuple[str, str, float]], per_serving: dict | No
     ingredients = [{"line": line, "ndb_no": ndb, "grams": grams, "sr28_description": None}
                    for line, ndb, grams in items]
     nutrition = {"per_serving": per_serving or {}, "per_100g": {}} if kept else None
-    return {"record": {"id": rid, "title": rid}, "ingredients": ingredients, "kept": kept,
+    return {"record": {"id": rid, "title": rid, "instructions": ["Combine."]},
+            "ingredients": ingredients, "kept": kept,
             "nutrition": nutrition, "exclusion": None if kept else "unresolved ingredients: 3"}
 
 
@@ -130,8 +131,9 @@ def test_every_fired_rule_traces_to_a_kb_entry_and_an_ingredient_or_value(world)
 
 
 def no_servings(rid: str, per_100g: dict) -> dict:
-    """An apple dish (fruits: beneficial for hypertension) with no servings."""
-    made = recipe(rid, [("2 apples", "09003", 364.0)])
+    """An apple dish (fruits: beneficial for hypertension) with no servings; its sodium comes
+    from the salt."""
+    made = recipe(rid, [("2 apples", "09003", 364.0), ("1 tsp salt", "02047", 6.0)])
     made["nutrition"] = {"per_serving": None, "per_100g": per_100g}
     return made
 

@@ -1,11 +1,13 @@
-"""The optional LLM proposal step: parsing, the paper's cross-check (a recipe whose rules and
-proposal disagree on any condition's side is dropped), and `fam propose` + `fam annotate
---proposals` end to end through the run engine with a scripted model."""
+"""The LLM proposal step on its own: parsing, the cross-check without a corrective pass (a
+recipe whose rules and proposal disagree on any condition's side is dropped), and `fam propose`
++ `fam annotate --proposals` end to end through the run engine with a scripted model (the full
+loop with the corrective pass is in test_annotation_loop.py)."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from nutrireason.cli import app
@@ -14,6 +16,7 @@ from nutrireason.fam.kb import load_kb
 from nutrireason.fam.proposals import (
     DISAGREE,
     NO_PROPOSAL,
+    NOT_PROPOSED,
     condition_names,
     cross_check,
     disagreements,
@@ -22,6 +25,13 @@ from nutrireason.methods.fam_prompts import parse_proposal
 from nutrireason.models.scripted import register
 
 NAMES = condition_names(load_kb())
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Responses cached per test, never in the user's data home."""
+    monkeypatch.setattr("nutrireason.models.cache.default_cache_path",
+                        lambda: tmp_path / "cache" / "responses.sqlite")
 
 
 def test_condition_names_cover_ids_labels_and_abbreviations():
@@ -74,13 +84,15 @@ def test_cross_check_drops_disagreeing_and_unproposed_recipes():
     }
     checked = {a["recipe_id"]: a for a in cross_check(annotations, proposals)}
     assert checked["agree"]["excluded"] is None and checked["agree"]["rec"]
-    assert checked["agree"]["proposal"] == proposals["agree"]
+    assert checked["agree"]["proposal"] == {"sides": proposals["agree"], "ingredients": {}}
     assert checked["neutral-is-not-disagreement"]["excluded"] is None
     dropped = checked["disagree"]
     assert dropped["excluded"] == f"{DISAGREE}: hypertension, stroke"
     assert dropped["rec"] == dropped["not_rec"] == []
     assert [e["condition"] for e in dropped["dropped"]["rec"]] == ["hypertension", "gout"]
-    assert checked["unproposed"]["excluded"] == checked["unparsed"]["excluded"] == NO_PROPOSAL
+    assert [c["condition"] for c in dropped["loop"]["conflicts"]] == ["hypertension", "stroke"]
+    assert checked["unproposed"]["excluded"] == NOT_PROPOSED
+    assert checked["unparsed"]["excluded"] == f"{NO_PROPOSAL}: unparseable answer"
     assert checked["already-out"] == annotations[-1]
     assert disagreements(annotations[0], proposals["agree"]) == []
 
@@ -115,7 +127,7 @@ def test_propose_then_annotate_with_proposals_end_to_end(recipe_build, tmp_path)
         if original["excluded"]:
             assert annotation["excluded"] == original["excluded"]
         elif rid not in proposed:
-            assert annotation["excluded"] == NO_PROPOSAL
+            assert annotation["excluded"] == NOT_PROPOSED
         elif any(e["condition"] == "hypertension" for e in original["rec"]):
             assert annotation["excluded"] == f"{DISAGREE}: hypertension"
         else:
@@ -123,5 +135,9 @@ def test_propose_then_annotate_with_proposals_end_to_end(recipe_build, tmp_path)
     disagreeing = sum(a["excluded"] == f"{DISAGREE}: hypertension" for a in after.values())
     assert 0 < disagreeing < 12  # both branches are exercised on these recipes
     summary = json.loads((checked / "summary.json").read_text())
-    assert summary["excluded_by_reason"][NO_PROPOSAL] == sum(
+    section = json.loads((checked / "manifest.json").read_text())["annotation"]
+    assert section["mode"] == "cross-check" and section["proposals"] == str(run_dir)
+    assert section["proposer"] == "scripted/says-no-to-hypertension"
+    assert section["proposed"] == 12 and section["dropped_disagreement"] == disagreeing
+    assert summary["excluded_by_reason"][NOT_PROPOSED] == sum(
         1 for rid, a in before.items() if not a["excluded"] and rid not in proposed)

@@ -39,10 +39,10 @@ needs_openai = pytest.mark.skipif(importlib.util.find_spec("openai") is None,
 
 
 def row(line: str, canonical: str, concepts: list[str], grams: float,
-        **nutrients: float) -> dict[str, Any]:
-    """One ``evidence["ingredients"]`` row."""
-    return {"line": line, "canonical": canonical, "concepts": sorted(concepts), "grams": grams,
-            "nutrients": nutrients}
+        foods: tuple[str, ...] = (), **nutrients: float) -> dict[str, Any]:
+    """One ``evidence["ingredients"]`` row (``foods``: the knowledge-base foods it is)."""
+    return {"line": line, "canonical": canonical, "concepts": sorted(concepts),
+            "foods": sorted(foods), "grams": grams, "nutrients": nutrients}
 
 
 def dish(title: str, rows: list[dict[str, Any]], per_serving: dict[str, float] | None = None,
@@ -64,7 +64,8 @@ def dish(title: str, rows: list[dict[str, Any]], per_serving: dict[str, float] |
 # Utilities for [hypertension, chronic_kidney_disease]: cabbage +2, toast +1, steak -2, hash -3.
 CABBAGE = dish("Braised Cabbage", [
     row("1 small head green cabbage, shredded", "cabbage",
-        ["cruciferous_vegetables", "non_starchy_vegetables", "vegetables"], 400.0),
+        ["cruciferous_vegetables", "non_starchy_vegetables", "vegetables"], 400.0,
+        foods=("cabbage",)),
     row("2 tbsp extra-virgin olive oil", "olive oil", ["healthy_unsaturated_fats"], 30.0)])
 TOAST = dish("Olive Oil Toast", [
     row("3 tbsp extra-virgin olive oil", "olive oil", ["healthy_unsaturated_fats"], 40.0),
@@ -443,7 +444,8 @@ def test_reference_avoid_concept_makes_not_recommend_with_that_ingredient():
     (TOAST, "chronic_kidney_disease", {"decision": REC, "ingredients": ["olive oil"]}),
     (STEAK, "hypertension", {"decision": NOT_REC, "ingredients": ["beef steak"]}),
     # No sodium concept fires: the per-serving veto does, naming the top sodium contributors.
-    (STIR_FRY, "hypertension", {"decision": NOT_REC, "ingredients": ["soy sauce", "tofu"]}),
+    # tofu is a legume, beneficial for hypertension: the sodium veto names the soy sauce only
+    (STIR_FRY, "hypertension", {"decision": NOT_REC, "ingredients": ["soy sauce"]}),
 ])
 def test_reference_dish_decisions(made, condition, expected):
     prediction = reference_answer(dish_item(1, made, condition, expected["decision"],

@@ -221,23 +221,30 @@ def test_condition_question():
 
 
 def test_condition_reference_for_hypertension():
-    reference = condition_reference(KB["hypertension"])
-    assert set(reference) == {"recommend", "limit", "avoid", "nutrient_limits"}
-    for food in ("fruits", "vegetables", "beans", "low-fat dairy", "whole grains", "nuts",
-                 "legumes", "nuts seeds", "lower sodium meals"):
-        assert food in reference["recommend"]
-    assert reference["recommend"][:6] == KB["hypertension"].beneficial.foods
-    assert "processed meats" in reference["limit"] and "cured meats" in reference["limit"]
-    assert "fast food" in reference["avoid"] and "pizza" in reference["avoid"]
-    assert reference["nutrient_limits"] == ["sodium above 600 mg per serving",
-                                            "saturated fat above 5 g per serving"]
+    # The KI reference is paper Listing 2's shape: "recommend" and "not_recommend" food lists
+    # and nothing else (it used to carry "limit", "avoid" and "nutrient_limits"; the limits now
+    # go only to the ki-limits modes, see test_fam_ki_and_parsing.py).
+    entry = KB["hypertension"]
+    reference = condition_reference(entry)
+    assert list(reference) == ["recommend", "not_recommend"]
+    assert reference["recommend"][:len(entry.beneficial.foods)] == entry.beneficial.foods
+    for concept in entry.beneficial.concepts:
+        assert concept.replace("_", " ") in reference["recommend"]
+    for name in ("limit", "avoid"):
+        side = entry.side(name)
+        for text in [*side.foods, *(c.replace("_", " ") for c in side.concepts)]:
+            assert text in reference["not_recommend"]
+    assert "fruits" in reference["recommend"] and "pizza" in reference["not_recommend"]
+    assert "sodium" not in json.dumps(reference)
     assert not any("_" in text for side in reference.values() for text in side)
 
 
 def test_condition_reference_states_a_floor_as_below():
     entry = KB["iron_deficiency_anemia"].model_copy(update={"nutrient_limits": [
         NutrientLimit(nutrient="iron", min=1.5, unit="mg", per="100g", source="test")]})
-    assert condition_reference(entry)["nutrient_limits"] == ["iron below 1.5 mg per 100 g"]
+    assert condition_reference(entry, limits=True)["nutrient_limits"] == \
+        ["iron below 1.5 mg per 100 g"]
+    assert "nutrient_limits" not in condition_reference(entry)
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -341,6 +348,6 @@ def test_condition_reference_lists_each_entry_once():
     from nutrireason.fam.kb import load_kb
 
     reference = condition_reference(load_kb()["hypertension"])
-    for side in ("recommend", "limit", "avoid"):
+    for side in ("recommend", "not_recommend"):
         assert len(reference[side]) == len(set(reference[side]))
     assert "fruits" in reference["recommend"]

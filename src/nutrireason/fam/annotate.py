@@ -3,19 +3,30 @@
 For a resolved recipe and each of the 13 conditions, three rule families decide Rec(d) /
 NotRec(d) and the canonical ingredients E_h that drive the decision:
 
-1. ingredient-concept consistency: an ingredient whose concepts the condition's knowledge base
-   lists under ``avoid`` is NotRec evidence whatever its amount; under ``limit``, when it makes
-   up at least ``limit_min_share`` of the recipe's mass; under ``beneficial``, Rec evidence when
-   it makes up at least ``beneficial_min_share``;
+1. ingredient consistency: an ingredient that is an instance of a concept *or a food* the
+   condition's knowledge base lists under ``avoid`` is NotRec evidence in any non-trace amount
+   (any amount at all where the condition file says so: gluten); under ``limit``, when it makes
+   up at least ``limit_min_share`` of the recipe's mass; under ``beneficial`` (and on no other
+   side), Rec evidence when it makes up at least ``beneficial_min_share``. Line qualifiers
+   ("gluten-free flour") change the ingredient's name, concepts and food-list instances
+   (:mod:`nutrireason.fam.foodlists`);
 2. nutrient-threshold vetoes: the recipe's own nutrition (per serving when servings are known,
    else per 100 g for limits stated per 100 g) above a condition's ceiling or below its floor is
-   NotRec, with the ingredients that contribute most to that nutrient as evidence; without
-   servings, a per-serving limit is checked over a plausible serving range (``portion_min_g``
-   to ``portion_max_g``): broken over the whole range it is a veto, broken over part of it the
-   condition's entry is excluded (Appendix F: portion size decisive but unavailable) unless
-   other evidence already makes it NotRec;
+   NotRec, with the ingredients carrying that nutrient as evidence (each adding at least
+   ``contributor_min_share`` of it; never water, never a food the condition lists as beneficial:
+   a veto carried only by beneficial foods is waived, as the paper's first rule family flags a
+   NotRec resting on beneficial foods); without servings, a per-serving limit is checked over a
+   plausible serving range (``portion_min_g`` to ``portion_max_g``): broken over the whole range
+   it is a veto, broken over part of it the condition's entry is excluded (Appendix F: portion
+   size decisive but unavailable) unless other evidence already makes it NotRec;
 3. ingredient fallback: a decision with no ingredient evidence is backfilled with the recipe's
    ingredients that are canonical instances of the condition's rule sets.
+
+Appendix F's other exclusions: an unquantified line ("salt to taste", "oil for frying") that is
+on the condition's limit list or rich in a nutrient it limits, or a line whose food the cook
+chooses ("cheese of your choice") that the decision rests on, excludes the entry instead of
+letting it be recommended (hidden or unquantified ingredient decisive); a recipe without
+instructions is excluded whole (unclear preparation).
 
 A condition is never on both sides: NotRec evidence wins and the overruled Rec evidence stays in
 the provenance. Conditions with no evidence are omitted (neutral). Every entry records which
@@ -24,27 +35,46 @@ rule fired, on which ingredient or nutrient value, against which knowledge-base 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from nutrireason.fam.foodlists import FoodLists, line_qualifiers
 from nutrireason.fam.kb import ConditionKB, NutrientLimit
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
 
 PORTION_REASON = "portion size decisive but unavailable"
+HIDDEN_REASON = "hidden or unquantified ingredient decisive"
+UNCLEAR_PREPARATION = "unclear preparation: the recipe has no instructions"
+# The concept whose instances carry a vetoed nutrient, for the fallback when no ingredient's
+# own nutrients name the carrier.
+NUTRIENT_CONCEPTS = {"sodium": "high_sodium_foods", "sugar": "added_sugars",
+                     "saturated_fat": "saturated_fat_rich_foods",
+                     "potassium": "high_potassium_foods", "phosphorus": "high_phosphorus_foods",
+                     "total_fat": "saturated_fat_rich_foods"}
+# Ingredients that are never evidence for or against a dish.
+NOT_EVIDENCE = frozenset({"water"})
+# A line that leaves the food to the cook: its identity is unobservable.
+OPEN_IDENTITY = re.compile(r"(?i)\b(?:of (?:your|their) choice|your favou?rite|any (?:kind|type|"
+                           r"variety) of|or whatever|whatever (?:meat|you like|you have)|"
+                           r"assorted meats?)\b")
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Amount thresholds for the concept rules (``standards/data/fam_rules.yaml``)."""
+    """Amount thresholds for the rules (``standards/data/fam_rules.yaml``)."""
 
     limit_min_share: float
     beneficial_min_share: float
     contributors: int
     portion_min_g: float = 50.0
     portion_max_g: float = 350.0
+    trace_max_g: float = 0.5
+    contributor_min_share: float = 0.10
 
 
 class _Rules(_Strict):
@@ -55,6 +85,8 @@ class _Rules(_Strict):
     contributors: RuleValue
     portion_min_g: RuleValue
     portion_max_g: RuleValue
+    trace_max_g: RuleValue
+    contributor_min_share: RuleValue
 
 
 def load_thresholds(path: Path | None = None) -> Thresholds:
@@ -62,18 +94,44 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
     rules = load_model(path or standards_dir() / "fam_rules.yaml", _Rules)
     return Thresholds(rules.limit_min_share.value, rules.beneficial_min_share.value,
                       int(rules.contributors.value), rules.portion_min_g.value,
-                      rules.portion_max_g.value)
+                      rules.portion_max_g.value, rules.trace_max_g.value,
+                      rules.contributor_min_share.value)
+
+
+@lru_cache(maxsize=1)
+def default_food_lists() -> FoodLists:
+    """The packaged food-list readings (read once)."""
+    return FoodLists.load()
 
 
 @dataclass
 class Ingredient:
-    """One weighed, matched ingredient with its canonical name and concepts."""
+    """One matched ingredient with its canonical name, concepts and knowledge-base foods;
+    ``grams`` is None for an unquantified line ("salt to taste")."""
 
     line: str
     canonical: str
     concepts: frozenset[str]
-    grams: float
+    grams: float | None
     nutrients: dict[str, float]
+    foods: frozenset[str] = frozenset()
+    open_identity: bool = False
+
+    def evidence_row(self, nutrients: list[str]) -> dict[str, Any]:
+        """This ingredient as instance evidence (the rule-based reference reads it back)."""
+        return {"line": self.line, "canonical": self.canonical,
+                "concepts": sorted(self.concepts), "foods": sorted(self.foods),
+                "grams": None if self.grams is None else round(self.grams, 3),
+                "open_identity": self.open_identity,
+                "nutrients": {n: self.nutrients[n] for n in nutrients
+                              if self.nutrients.get(n) is not None}}
+
+    @classmethod
+    def from_evidence(cls, row: dict[str, Any]) -> Ingredient:
+        """The inverse of :meth:`evidence_row`."""
+        return cls(row["line"], row["canonical"], frozenset(row["concepts"]), row["grams"],
+                   row["nutrients"], frozenset(row.get("foods", ())),
+                   bool(row.get("open_identity")))
 
 
 @dataclass
@@ -81,74 +139,184 @@ class Decision:
     """One condition's side, its evidence ingredients and the rules behind it."""
 
     condition: str
-    side: str  # "Rec", "NotRec" or "Excluded" (Appendix F: portion size decisive, unknown)
+    side: str  # "Rec", "NotRec" or "Excluded" (Appendix F)
     ingredients: list[str]
     provenance: list[dict[str, Any]] = field(default_factory=list)
+    reason: str | None = None  # why an entry is excluded
 
 
 def recipe_ingredients(recipe: dict[str, Any], vocabulary: Vocabulary,
-                       foods: dict[str, dict[str, Any]]) -> list[Ingredient]:
-    """The recipe's weighed, matched ingredients (``recipes.jsonl`` shape) in order."""
+                       foods: dict[str, dict[str, Any]],
+                       food_lists: FoodLists | None = None) -> list[Ingredient]:
+    """The recipe's matched ingredients (``recipes.jsonl`` shape) in order, weighed or not."""
+    food_lists = food_lists or default_food_lists()
     items = []
     for item in recipe["ingredients"]:
         ndb, grams = item.get("ndb_no"), item.get("grams")
-        if not ndb or not grams:
+        if not ndb:
             continue
         food = foods.get(ndb, {})
-        entry = vocabulary.lookup(ndb, item.get("sr28_description") or food.get("description", ""),
-                                  food.get("group_code", ""))
-        items.append(Ingredient(item["line"], entry.canonical, entry.concepts, float(grams),
-                                food.get("nutrients", {})))
+        description = item.get("sr28_description") or food.get("description", "")
+        entry = vocabulary.lookup(ndb, description, food.get("group_code", ""))
+        qualifiers = line_qualifiers(item.get("states"), description)
+        canonical, concepts = food_lists.qualify(entry.canonical, entry.concepts, qualifiers)
+        items.append(Ingredient(
+            item["line"], canonical, concepts, float(grams) if grams else None,
+            food.get("nutrients", {}), food_lists.foods_of(entry.canonical, description,
+                                                           qualifiers),
+            bool(OPEN_IDENTITY.search(item["line"]))))
     return items
 
 
 def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,
            thresholds: Thresholds) -> Decision | None:
-    """Rec, NotRec or None (neutral) for one condition."""
-    total = sum(i.grams for i in items) or 1.0
-    against, support = _concept_evidence(condition, items, total, thresholds)
-    vetoes, undecided = _nutrient_vetoes(condition, items, nutrition, thresholds)
-    against += vetoes
+    """Rec, NotRec, Excluded or None (neutral) for one condition."""
+    decision = _decide(condition, items, nutrition, thresholds)
+    if not any(i.open_identity for i in items) or decision is None:
+        return decision
+    known = [i for i in items if not i.open_identity]
+    without = _decide(condition, known, nutrition, thresholds)
+    if without is None or without.side != decision.side:
+        open_lines = [i.line for i in items if i.open_identity]
+        return Decision(condition.id, "Excluded", [], [
+            {"rule": "open_identity", "lines": open_lines}], HIDDEN_REASON)
+    return decision
+
+
+def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,
+            thresholds: Thresholds) -> Decision | None:
+    dish = _Dish(items, nutrition, thresholds)
+    against, support, unquantified = _list_evidence(condition, dish, thresholds)
+    vetoes, undecided = _nutrient_vetoes(condition, dish, thresholds)
+    against += [v for v in vetoes if v["rule"] == "nutrient_veto"]
+    waived = [v for v in vetoes if v["rule"] != "nutrient_veto"]
     if against:
-        return _finish(condition, "NotRec", against, support, items)
+        return _finish(condition, "NotRec", against, support + waived, items)
     if undecided:
-        return Decision(condition.id, "Excluded", [], undecided)
-    if support:
-        return _finish(condition, "Rec", support, [], items)
-    return None
+        return Decision(condition.id, "Excluded", [], undecided, PORTION_REASON)
+    if not support:
+        return None
+    hidden = unquantified + _unquantified_nutrients(condition, items)
+    if hidden:
+        return Decision(condition.id, "Excluded", [], hidden + support, HIDDEN_REASON)
+    return _finish(condition, "Rec", support, waived, items)
 
 
-def _concept_evidence(condition: ConditionKB, items: list[Ingredient], total: float,
-                      thresholds: Thresholds) -> tuple[list[dict], list[dict]]:
-    against, support = [], []
+class _Dish:
+    """Mass and serving figures the rules share."""
+
+    def __init__(self, items: list[Ingredient], nutrition: dict[str, Any] | None,
+                 thresholds: Thresholds) -> None:
+        self.items = items
+        self.nutrition = nutrition or {}
+        self.weighed = [i for i in items if i.grams]
+        self.total = sum(i.grams or 0.0 for i in self.weighed) or 1.0
+        self.serving_g = serving_grams(self.nutrition)
+        self.trace_serving_g = self.serving_g or thresholds.portion_max_g
+
+    def share(self, item: Ingredient) -> float:
+        return (item.grams or 0.0) / self.total
+
+    def per_serving_g(self, item: Ingredient) -> float:
+        return self.share(item) * self.trace_serving_g
+
+
+def serving_grams(nutrition: dict[str, Any]) -> float | None:
+    """Grams in one serving, read from the recipe's two nutrition tables (None without
+    servings)."""
+    per_serving = (nutrition.get("per_serving") or {}).get("calories")
+    per_100g = (nutrition.get("per_100g") or {}).get("calories")
+    if not per_serving or not per_100g:
+        return None
+    return 100.0 * float(per_serving) / float(per_100g)
+
+
+def side_hits(condition: ConditionKB, item: Ingredient) -> dict[str, list[tuple[str, str]]]:
+    """The item's (kind, name) hits per side of the condition: concepts, then foods."""
+    hits: dict[str, list[tuple[str, str]]] = {}
+    for side in ("avoid", "limit", "beneficial"):
+        lists = condition.side(side)  # type: ignore[arg-type]
+        found = [("concept", c) for c in sorted(item.concepts) if c in lists.concepts]
+        found += [("food", f) for f in lists.foods if f in item.foods]
+        if found:
+            hits[side] = found
+    return hits
+
+
+def beneficial_only(condition: ConditionKB, item: Ingredient) -> bool:
+    """On the condition's beneficial side and on no other."""
+    return set(side_hits(condition, item)) == {"beneficial"}
+
+
+def _fired(item: Ingredient, side: str, hits: list[tuple[str, str]], share: float | None
+           ) -> list[dict[str, Any]]:
+    """Provenance entries: every concept hit, and the food hits when no concept fired."""
+    concepts = [name for kind, name in hits if kind == "concept"]
+    entries = [{"rule": "ingredient_concept", "ingredient": item.canonical, "line": item.line,
+                "concept": name, "kb_side": side} for name in concepts]
+    if not concepts:
+        entries = [{"rule": "food_list", "ingredient": item.canonical, "line": item.line,
+                    "food": name, "kb_side": side} for kind, name in hits]
+    share_value = None if share is None else round(share, 4)
+    return [entry | {"mass_share": share_value} for entry in entries]
+
+
+def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
+                   ) -> tuple[list[dict], list[dict], list[dict]]:
+    """(against, support, unquantified limit hits) from the concept and food lists."""
+    against, support, unquantified = [], [], []
+    for item in dish.items:
+        if item.canonical in NOT_EVIDENCE:
+            continue
+        hits = side_hits(condition, item)
+        share = dish.share(item) if item.grams else None
+        if "avoid" in hits:
+            trace = item.grams is not None and not condition.avoid_any_amount and \
+                dish.per_serving_g(item) < thresholds.trace_max_g
+            if not trace:
+                against += _fired(item, "avoid", hits["avoid"], share)
+        if "limit" in hits:
+            if share is None:
+                unquantified += [e | {"rule": "unquantified_" + e["rule"]}
+                                 for e in _fired(item, "limit", hits["limit"], None)]
+            elif share >= thresholds.limit_min_share:
+                against += _fired(item, "limit", hits["limit"], share)
+        if set(hits) == {"beneficial"} and share is not None and \
+                share >= thresholds.beneficial_min_share:
+            support += _fired(item, "beneficial", hits["beneficial"], share)
+    return against, support, unquantified
+
+
+def _unquantified_nutrients(condition: ConditionKB, items: list[Ingredient]) -> list[dict]:
+    """Unquantified lines rich in a nutrient the condition caps: 100 g of the food alone
+    would break the limit ("salt to taste" for a sodium limit)."""
+    found = []
     for item in items:
-        share = item.grams / total
-        for concept in sorted(item.concepts):
-            side = condition.side_of(concept)
-            fired = {"rule": "ingredient_concept", "ingredient": item.canonical,
-                     "line": item.line, "concept": concept, "kb_side": side,
-                     "mass_share": round(share, 4)}
-            if side == "avoid" or (side == "limit" and share >= thresholds.limit_min_share):
-                against.append(fired)
-            elif side == "beneficial" and share >= thresholds.beneficial_min_share:
-                support.append(fired)
-    return against, support
+        if item.grams is not None or item.canonical in NOT_EVIDENCE or \
+                beneficial_only(condition, item):
+            continue
+        for limit in condition.nutrient_limits:
+            per_100g = item.nutrients.get(limit.nutrient)
+            if limit.max is not None and per_100g is not None and per_100g >= limit.max:
+                found.append({"rule": "unquantified_ingredient", "ingredient": item.canonical,
+                              "line": item.line, "nutrient": limit.nutrient,
+                              "per_100g": per_100g, "max": limit.max, "unit": limit.unit})
+    return found
 
 
-def _nutrient_vetoes(condition: ConditionKB, items: list[Ingredient],
-                     nutrition: dict[str, Any] | None, thresholds: Thresholds
+def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
                      ) -> tuple[list[dict], list[dict]]:
-    """(vetoes that fire, limits whose outcome hangs on an unknown serving size)."""
-    if not nutrition:
+    """(vetoes that fire or are waived, limits whose outcome hangs on an unknown serving)."""
+    if not dish.nutrition:
         return [], []
     fired, undecided = [], []
     for limit in condition.nutrient_limits:
-        value, basis = _limit_value(limit, nutrition)
+        value, basis = _limit_value(limit, dish)
         if value is None:
-            per_100g = (nutrition.get("per_100g") or {}).get(limit.nutrient)
+            per_100g = _dish_per_100g(limit.nutrient, dish)
             if limit.per != "serving" or per_100g is None:
                 continue
-            value, basis, open_case = _portion_range(limit, float(per_100g), thresholds)
+            value, basis, open_case = _portion_range(limit, per_100g, thresholds)
             if open_case is not None:
                 undecided.append(open_case)
             if value is None:
@@ -157,20 +325,45 @@ def _nutrient_vetoes(condition: ConditionKB, items: list[Ingredient],
         under = limit.min is not None and value < limit.min
         if not (over or under):
             continue
-        contributors = _top_contributors(items, limit.nutrient, thresholds.contributors,
-                                         highest=over)
-        fired.append({"rule": "nutrient_veto", "nutrient": limit.nutrient,
-                      "value": round(float(value), 3), "max": limit.max, "min": limit.min,
-                      "per": limit.per, "unit": limit.unit, "source": limit.source,
-                      "basis": basis, "ingredients": contributors})
+        entry = {"rule": "nutrient_veto", "nutrient": limit.nutrient,
+                 "value": round(float(value), 3), "max": limit.max, "min": limit.min,
+                 "per": limit.per, "unit": limit.unit, "source": limit.source, "basis": basis,
+                 "ingredients": []}
+        if over:
+            found = carriers(condition, dish.items, limit.nutrient, thresholds)
+            entry["ingredients"] = found or []
+            if found == []:
+                entry["rule"] = "nutrient_veto_waived"
+                entry["why"] = ("carried by foods the condition lists as beneficial (or by "
+                                "water), never a reason against the dish")
+        fired.append(entry)
     return fired, undecided
 
 
-def _limit_value(limit: NutrientLimit, nutrition: dict[str, Any]) -> tuple[float | None, str]:
-    table = nutrition.get("per_serving") if limit.per == "serving" else nutrition.get(
-        "per_100g")
-    value = (table or {}).get(limit.nutrient)
-    return (None, "") if value is None else (float(value), f"per {limit.per}")
+def _dish_per_100g(nutrient: str, dish: _Dish) -> float | None:
+    """The dish's nutrient per 100 g: from its table, else summed over weighed ingredients
+    (nutrients read beside the recipe table, such as total fat)."""
+    table = dish.nutrition.get("per_100g") or {}
+    if nutrient in table:
+        value = table[nutrient]
+        return None if value is None else float(value)
+    amounts = [i.grams * i.nutrients[nutrient] / 100 for i in dish.weighed
+               if i.grams and i.nutrients.get(nutrient) is not None]
+    if not amounts:
+        return None
+    return 100.0 * sum(amounts) / dish.total
+
+
+def _limit_value(limit: NutrientLimit, dish: _Dish) -> tuple[float | None, str]:
+    per_100g = _dish_per_100g(limit.nutrient, dish)
+    if limit.per == "100g":
+        return (None, "") if per_100g is None else (per_100g, "per 100g")
+    table = dish.nutrition.get("per_serving") or {}
+    if limit.nutrient in table and table[limit.nutrient] is not None:
+        return float(table[limit.nutrient]), "per serving"
+    if table and dish.serving_g and per_100g is not None:
+        return per_100g * dish.serving_g / 100, "per serving"
+    return None, ""
 
 
 def _portion_range(limit: NutrientLimit, per_100g: float, thresholds: Thresholds
@@ -192,57 +385,79 @@ def _portion_range(limit: NutrientLimit, per_100g: float, thresholds: Thresholds
     return None, "", None
 
 
-def _top_contributors(items: list[Ingredient], nutrient: str, count: int,
-                      highest: bool) -> list[str]:
-    """The ingredients adding most of ``nutrient`` (for a floor: none is singled out)."""
-    if not highest:
+def carriers(condition: ConditionKB, items: list[Ingredient], nutrient: str,
+             thresholds: Thresholds) -> list[str] | None:
+    """The ingredients carrying a nutrient over its ceiling: by amount, each adding at least
+    ``contributor_min_share`` of the dish's total (the largest eligible ones otherwise), never
+    water and never a food the condition lists as beneficial only. ``[]`` when only such
+    foods carry it; None when no ingredient's amount of it is known."""
+    amounts = [((i.grams or 0.0) * (i.nutrients.get(nutrient) or 0.0), i) for i in items]
+    total = sum(a for a, _ in amounts)
+    if total <= 0:
+        return None
+    eligible = sorted(((a, i) for a, i in amounts if a > 0 and i.canonical not in NOT_EVIDENCE
+                       and not beneficial_only(condition, i)), key=lambda pair: -pair[0])
+    if not eligible:
         return []
-    amounts = [(i.grams * (i.nutrients.get(nutrient) or 0.0), i.canonical) for i in items]
-    ranked = sorted((a for a in amounts if a[0] > 0), key=lambda a: -a[0])
-    return list(dict.fromkeys(name for _, name in ranked))[:count]
+    major = [i for a, i in eligible if a >= thresholds.contributor_min_share * total] or \
+        [i for _, i in eligible]
+    return list(dict.fromkeys(i.canonical for i in major))[:thresholds.contributors]
 
 
 def _finish(condition: ConditionKB, side: str, fired: list[dict], overruled: list[dict],
             items: list[Ingredient]) -> Decision:
     names: list[str] = []
     for entry in fired:
-        if entry["rule"] == "ingredient_concept":
+        if entry["rule"] in ("ingredient_concept", "food_list"):
             names.append(entry["ingredient"])
         else:
             names.extend(entry["ingredients"])
     provenance = list(fired)
     if not names:
-        names = _fallback(condition, side, items)
+        vetoed = {NUTRIENT_CONCEPTS.get(e.get("nutrient", "")) for e in fired} - {None}
+        names = _fallback(condition, side, items, vetoed)
         provenance.append({"rule": "ingredient_fallback", "ingredients": names})
     provenance += [dict(entry, overruled=True) for entry in overruled]
     return Decision(condition.id, side, list(dict.fromkeys(names)), provenance)
 
 
-def _fallback(condition: ConditionKB, side: str, items: list[Ingredient]) -> list[str]:
-    """Canonical instances of the condition's rule sets on the decided side."""
-    wanted = set(condition.beneficial.concepts) if side == "Rec" else (
-        set(condition.limit.concepts) | set(condition.avoid.concepts))
-    return list(dict.fromkeys(i.canonical for i in items if i.concepts & wanted))
+def _fallback(condition: ConditionKB, side: str, items: list[Ingredient],
+              vetoed: set[str]) -> list[str]:
+    """Canonical instances of the condition's rule sets on the decided side (and of the
+    concepts carrying a vetoed nutrient)."""
+    wanted = ("beneficial",) if side == "Rec" else ("limit", "avoid")
+    chosen = []
+    for item in items:
+        hits = side_hits(condition, item)
+        if item.canonical in NOT_EVIDENCE or not (any(s in hits for s in wanted)
+                                                  or item.concepts & vetoed):
+            continue
+        if side != "Rec" and beneficial_only(condition, item):
+            continue
+        chosen.append(item.canonical)
+    return list(dict.fromkeys(chosen))
 
 
 def annotate(recipe: dict[str, Any], kb: dict[str, ConditionKB], vocabulary: Vocabulary,
-             foods: dict[str, dict[str, Any]], thresholds: Thresholds | None = None
-             ) -> dict[str, Any]:
+             foods: dict[str, dict[str, Any]], thresholds: Thresholds | None = None,
+             food_lists: FoodLists | None = None) -> dict[str, Any]:
     """The annotation of one recipe: Rec and NotRec entries with provenance, or an exclusion."""
     thresholds = thresholds or load_thresholds()
     record = recipe["record"]
     base = {"recipe_id": record["id"], "title": record["title"]}
+    empty = {"rec": [], "not_rec": [], "excluded_entries": []}
     if not recipe.get("kept"):
-        return base | {"excluded": f"missing ingredients: {recipe.get('exclusion')}",
-                       "rec": [], "not_rec": [], "excluded_entries": []}
-    items = recipe_ingredients(recipe, vocabulary, foods)
+        return base | empty | {"excluded": f"missing ingredients: {recipe.get('exclusion')}"}
+    if not record.get("instructions"):
+        return base | empty | {"excluded": UNCLEAR_PREPARATION}
+    items = recipe_ingredients(recipe, vocabulary, foods, food_lists)
     decisions = [d for d in (decide(kb[c], items, recipe.get("nutrition"), thresholds)
                              for c in sorted(kb)) if d is not None]
     entries: dict[str, list[dict[str, Any]]] = {"Rec": [], "NotRec": [], "Excluded": []}
     for decision in decisions:
         entry = {"condition": decision.condition, "provenance": decision.provenance}
         if decision.side == "Excluded":
-            entry["reason"] = PORTION_REASON
+            entry["reason"] = decision.reason
         else:
             entry["ingredients"] = decision.ingredients
         entries[decision.side].append(entry)

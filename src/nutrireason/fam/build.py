@@ -17,6 +17,7 @@ from typing import Any
 from nutrireason.errors import DataError
 from nutrireason.fam.instances import (
     BenchConfig,
+    balance_report,
     dish_instances,
     instance_stats,
     load_bench_config,
@@ -74,7 +75,9 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
     if not dishes:
         raise DataError(annotations, "no annotated recipe with an entry",
                         expected="an annotation pool with Rec/NotRec entries")
-    dish = dish_instances(dishes, CONDITION_IDS, dish_size, labels, random.Random(seed))
+    dish = dish_instances(dishes, CONDITION_IDS, dish_size, labels, random.Random(seed),
+                          config.min_minority_share)
+    balance = balance_report(dishes, dish, CONDITION_IDS, dish_size, config.min_minority_share)
     rank, missing = rank_instances(dishes, CONDITION_IDS, config, rank_size, labels,
                                    random.Random(seed + 1))
     stats = instance_stats(dish, rank)
@@ -83,7 +86,7 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
                 "settings": settings,
                 "pool_dishes": len(dishes),
                 "dish_instances": len(dish), "rank_instances": len(rank),
-                "rank_not_drawn": missing, "stats": stats}
+                "rank_not_drawn": missing, "balance": balance, "stats": stats}
     _write(out, dish, rank, stats, manifest)
     return manifest
 

@@ -19,6 +19,7 @@ can re-derive the gold from the knowledge base alone.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -56,6 +57,7 @@ class _BenchFile(_Strict):
     min_shared_ingredients: RuleValue
     common_ingredients: RuleValue
     attempts: RuleValue
+    min_minority_share: RuleValue
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class BenchConfig:
     min_shared: int
     common: int
     attempts: int
+    min_minority_share: float = 0.0
 
 
 def load_bench_config(path: Path | None = None) -> BenchConfig:
@@ -81,7 +84,7 @@ def load_bench_config(path: Path | None = None) -> BenchConfig:
     return BenchConfig(int(data.dish_size.value), int(data.rank_size.value), int(data.seed.value),
                        {k: data.distractor_shares[k].value for k in DISTRACTORS},
                        int(data.min_shared_ingredients.value), int(data.common_ingredients.value),
-                       int(data.attempts.value))
+                       int(data.attempts.value), float(data.min_minority_share.value))
 
 
 @dataclass
@@ -124,10 +127,7 @@ def dish_view(record: dict[str, Any], nutrition: dict[str, Any] | None) -> dict[
 
 def _evidence(items: list[Ingredient], nutrition: dict[str, Any] | None,
               nutrients: list[str]) -> dict[str, Any]:
-    rows = [{"line": i.line, "canonical": i.canonical, "concepts": sorted(i.concepts),
-             "grams": round(i.grams, 3),
-             "nutrients": {n: i.nutrients[n] for n in nutrients
-                           if i.nutrients.get(n) is not None}} for i in items]
+    rows = [i.evidence_row(nutrients) for i in items]
     kept = {k: (nutrition or {}).get(k) for k in ("per_serving", "per_100g")}
     return {"ingredients": rows, "nutrition": kept}
 
@@ -135,14 +135,10 @@ def _evidence(items: list[Ingredient], nutrition: dict[str, Any] | None,
 def _lines(recipe: dict[str, Any], vocabulary: Vocabulary,
            foods: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
     """Every ingredient line with its parsed food phrase and canonical name ("" if unmatched)."""
+    matched = iter(recipe_ingredients(recipe, vocabulary, foods))
     rows = []
     for item in recipe["ingredients"]:
-        canonical = ""
-        if item.get("ndb_no"):
-            food = foods.get(item["ndb_no"], {})
-            canonical = vocabulary.lookup(
-                item["ndb_no"], item.get("sr28_description") or food.get("description", ""),
-                food.get("group_code", "")).canonical
+        canonical = next(matched).canonical if item.get("ndb_no") else ""
         rows.append({"line": item["line"], "food": item.get("food") or "",
                      "canonical": canonical})
     return rows
@@ -209,11 +205,24 @@ def water_fill(total: int, caps: dict[str, int]) -> dict[str, int]:
     return alloc
 
 
-def rec_counts(quotas: dict[str, int], rec: dict[str, int], not_rec: dict[str, int]
-               ) -> dict[str, int]:
-    """Recommend instances per condition: each near half its quota, totalling half of all."""
-    low = {c: max(0, q - not_rec[c]) for c, q in quotas.items()}
-    high = {c: min(rec[c], q) for c, q in quotas.items()}
+def balanced_cap(rec: int, not_rec: int, minority_share: float) -> int:
+    """The most instances a condition can have with at least ``minority_share`` of its
+    minority label."""
+    minority = min(rec, not_rec)
+    if minority_share <= 0:
+        return rec + not_rec
+    return min(rec + not_rec, minority + math.floor(minority * (1 - minority_share)
+                                                   / minority_share + 1e-9))
+
+
+def rec_counts(quotas: dict[str, int], rec: dict[str, int], not_rec: dict[str, int],
+               minority_share: float = 0.0) -> dict[str, int]:
+    """Recommend instances per condition: each near half its quota and neither label under
+    ``minority_share`` of it, totalling half of all where the pools allow."""
+    low = {c: max(0, q - not_rec[c], math.ceil(minority_share * q - 1e-9))
+           for c, q in quotas.items()}
+    high = {c: min(rec[c], q, math.floor((1 - minority_share) * q + 1e-9))
+            for c, q in quotas.items()}
     counts = {c: min(max(q // 2 + (i % 2) * (q % 2), low[c]), high[c])
               for i, (c, q) in enumerate(quotas.items())}
     target = sum(quotas.values()) // 2
@@ -230,16 +239,20 @@ def rec_counts(quotas: dict[str, int], rec: dict[str, int], not_rec: dict[str, i
 
 
 def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int,
-                   labels: dict[str, str], rng: random.Random) -> list[dict[str, Any]]:
-    """Condition- and label-balanced dish-level instances (ids ``dish-00001`` ...)."""
+                   labels: dict[str, str], rng: random.Random,
+                   minority_share: float = 0.0) -> list[dict[str, Any]]:
+    """Condition- and label-balanced dish-level instances (ids ``dish-00001`` ...): equal
+    quotas where the pools allow, no condition with less than ``minority_share`` of either
+    label (a condition short of one label gets fewer instances, the rest go to others)."""
     sides: dict[str, dict[str, list[str]]] = {c: {REC: [], NOT_REC: []} for c in conditions}
     for recipe_id, dish in dishes.items():
         for condition, side in dish.standing.side.items():
             if condition in sides:
                 sides[condition][side].append(recipe_id)
-    quotas = water_fill(size, {c: len(s[REC]) + len(s[NOT_REC]) for c, s in sides.items()})
+    quotas = water_fill(size, {c: balanced_cap(len(s[REC]), len(s[NOT_REC]), minority_share)
+                               for c, s in sides.items()})
     recs = rec_counts(quotas, {c: len(s[REC]) for c, s in sides.items()},
-                      {c: len(s[NOT_REC]) for c, s in sides.items()})
+                      {c: len(s[NOT_REC]) for c, s in sides.items()}, minority_share)
     chosen: list[tuple[str, str, str]] = []
     for condition in conditions:
         for side, count in ((REC, recs[condition]), (NOT_REC, quotas[condition] - recs[condition])):
@@ -259,6 +272,39 @@ def _dish_item(number: int, dish: Dish, condition: str, side: str,
                  "rationale": dish.standing.evidence[condition], "ingredients": dish.lines},
         "evidence": dish.evidence,
     }
+
+
+def balance_report(dishes: dict[str, Dish], dish: list[dict[str, Any]],
+                   conditions: Sequence[str], size: int, minority_share: float
+                   ) -> list[dict[str, Any]]:
+    """Per condition: the pool's labels, the instances drawn, the minority share and, where a
+    condition has fewer instances than an equal share, why (too few of one label)."""
+    pool = {c: Counter() for c in conditions}
+    for entry in dishes.values():
+        for condition, side in entry.standing.side.items():
+            if condition in pool:
+                pool[condition][side] += 1
+    drawn = {c: Counter() for c in conditions}
+    for item in dish:
+        drawn[item["condition"]][item["gold"]["decision"]] += 1
+    equal = size // max(1, len(conditions))
+    rows = []
+    for condition in conditions:
+        have, got = pool[condition], drawn[condition]
+        total = sum(got.values())
+        row = {"condition": condition, "pool_recommend": have[REC],
+               "pool_not_recommend": have[NOT_REC], "recommend": got[REC],
+               "not_recommend": got[NOT_REC],
+               "minority_share": round(min(got[REC], got[NOT_REC]) / total, 4) if total else 0.0,
+               "short_of_equal_share": None}
+        if total < equal:
+            label = REC if have[REC] < have[NOT_REC] else NOT_REC
+            row["short_of_equal_share"] = (
+                f"only {min(have[REC], have[NOT_REC])} pool recipes are {label} for this "
+                f"condition: at most {total} instances keep {minority_share:.0%} of the minority "
+                f"label (equal share {equal})")
+        rows.append(row)
+    return rows
 
 
 # --------------------------------------------------------------------------- comparative

@@ -4,8 +4,8 @@ Shared by the instance builder (gold rankings) and the rule-based reference meth
 the annotation the same way:
 
 * a condition's *severity* is the number of distinct conflicts behind a NotRec decision (each
-  limit concept and each nutrient veto counts once, an avoid concept twice); the rule fallback
-  and overruled Rec evidence do not count;
+  limit concept or food and each nutrient veto counts once, an avoid concept or food twice);
+  the rule fallback and overruled Rec evidence do not count;
 * a dish's *utility* for one condition is +1 (Rec), 0 (neutral) or -severity (NotRec), and for a
   set of target conditions the sum over the set;
 * a dish's *label* for the set is "not_recommend" when any target is NotRec, "recommend" when
@@ -29,6 +29,8 @@ def conflicts(provenance: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
             continue
         if entry["rule"] == "ingredient_concept":
             found.add((entry["kb_side"], entry["concept"]))
+        elif entry["rule"] == "food_list":
+            found.add((entry["kb_side"], f"food:{entry['food']}"))
         elif entry["rule"] == "nutrient_veto":
             found.add(("veto", entry["nutrient"]))
     return found
@@ -42,8 +44,9 @@ def severity(provenance: Iterable[Mapping[str, Any]]) -> int:
 
 def avoid_violations(provenance: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
     """The avoid-side concept firings (condition added by the caller)."""
-    return [{"concept": e["concept"], "ingredient": e["ingredient"]} for e in provenance
-            if e.get("rule") == "ingredient_concept" and e.get("kb_side") == "avoid"
+    return [{"concept": e.get("concept") or f"food:{e['food']}", "ingredient": e["ingredient"]}
+            for e in provenance
+            if e.get("rule") in ("ingredient_concept", "food_list") and e.get("kb_side") == "avoid"
             and not e.get("overruled")]
 
 

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from nutrireason.errors import DataError
+from nutrireason.sources.sr28 import EXTRA_NUTRIENTS
 from nutrireason.standards import load_standards
 from nutrireason.standards.loader import Number, Source, _Strict, load_model, standards_dir
 
@@ -172,15 +173,70 @@ class Reference(_Strict):
     supports: list[Supports] = Field(min_length=1)
 
 
+class ReleaseEntry(_Strict):
+    """The FAM-Bench release's lists for one condition (``condition_rules.json``, CC BY 4.0):
+    the ``<side>_foods`` and ``<side>_concepts`` fields, copied as released."""
+
+    value: str
+    beneficial: Side
+    limit: Side
+    avoid: Side
+    dietary_tag_hints: list[str] = Field(default_factory=list)
+
+    def side(self, name: SideName) -> Side:
+        """The named side."""
+        return {"beneficial": self.beneficial, "limit": self.limit, "avoid": self.avoid}[name]
+
+
+DeviationSide = Literal["beneficial", "limit", "avoid", "nutrient_limits"]
+
+
+class Deviation(_Strict):
+    """One departure from the release, with why and on what authority."""
+
+    change: Literal["added", "removed", "moved"]
+    side: DeviationSide
+    moved_from: SideName | None = None
+    food: str | None = None
+    concept: str | None = None
+    nutrient: str | None = None
+    reason: Source
+    source: Source
+
+    @model_validator(mode="after")
+    def _one_item(self) -> Deviation:
+        if sum(v is not None for v in (self.food, self.concept, self.nutrient)) != 1:
+            raise ValueError("name exactly one of 'food', 'concept' or 'nutrient'")
+        if (self.nutrient is not None) != (self.side == "nutrient_limits"):
+            raise ValueError("'nutrient' goes with side 'nutrient_limits' and only there")
+        if (self.change == "moved") != (self.moved_from is not None):
+            raise ValueError("'moved_from' goes with change 'moved' and only there")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return "food" if self.food is not None else "concept" if self.concept else "nutrient"
+
+    @property
+    def item(self) -> str:
+        return self.food or self.concept or self.nutrient or ""
+
+
 class ConditionKB(_Strict):
-    """One condition's knowledge-base entry (``fam_kb/<id>.yaml``)."""
+    """One condition's knowledge-base entry (``fam_kb/<id>.yaml``): the release's lists, the
+    lists used, and every departure between the two (checked on load)."""
 
     id: str
     label: str
     group: Group
+    release: ReleaseEntry
     beneficial: Side
     limit: Side
     avoid: Side
+    deviations: list[Deviation] = Field(default_factory=list)
+    # When given (the reason and its source), an avoid-list food counts in any amount, a trace
+    # too (gluten for celiac disease); otherwise a trace amount is not evidence.
+    avoid_any_amount: Source | None = None
     dietary_tag_hints: list[str] = Field(default_factory=list)
     nutrient_limits: list[NutrientLimit] = Field(default_factory=list)
     references: list[Reference] = Field(min_length=1)
@@ -219,6 +275,42 @@ class ConditionKB(_Strict):
         return [c for name in names or SIDES for c in self.side(name).concepts]
 
 
+def _changes(entry: ConditionKB) -> tuple[set[tuple], set[tuple]]:
+    """(added, removed) as (side, kind, item) between the release and the lists used."""
+    added: set[tuple] = set()
+    removed: set[tuple] = set()
+    for name in SIDES:
+        for kind in ("foods", "concepts"):
+            ours = set(getattr(entry.side(name), kind))
+            theirs = set(getattr(entry.release.side(name), kind))
+            added |= {(name, kind[:-1], item) for item in ours - theirs}
+            removed |= {(name, kind[:-1], item) for item in theirs - ours}
+    added |= {("nutrient_limits", "nutrient", n.nutrient) for n in entry.nutrient_limits}
+    return added, removed
+
+
+def unlisted_departures(entry: ConditionKB) -> list[str]:
+    """Departures from the release without a deviation, and deviations without a departure."""
+    added, removed = _changes(entry)
+    listed_added: set[tuple] = set()
+    listed_removed: set[tuple] = set()
+    for deviation in entry.deviations:
+        key = (deviation.side, deviation.kind, deviation.item)
+        if deviation.change in ("added", "moved"):
+            listed_added.add(key)
+        if deviation.change == "removed":
+            listed_removed.add(key)
+        if deviation.moved_from is not None:
+            listed_removed.add((deviation.moved_from, deviation.kind, deviation.item))
+    problems = [f"{side}.{kind} {item!r} added" for side, kind, item in
+                sorted(added - listed_added)]
+    problems += [f"{side}.{kind} {item!r} removed" for side, kind, item in
+                 sorted(removed - listed_removed)]
+    problems += [f"deviation {side}.{kind} {item!r} lists no change" for side, kind, item in
+                 sorted((listed_added - added) | (listed_removed - removed))]
+    return problems
+
+
 def kb_dir() -> Path:
     """The directory holding the packaged condition files."""
     return standards_dir() / "fam_kb"
@@ -235,6 +327,7 @@ def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
         raise DataError(root / f"{extra[0]}.yaml", "unknown condition file",
                         expected=f"one of {', '.join(CONDITION_IDS)}")
     units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
+    units |= {name: unit for name, (_, unit) in EXTRA_NUTRIENTS.items()}
     kb: dict[str, ConditionKB] = {}
     for condition_id in CONDITION_IDS:
         path = root / f"{condition_id}.yaml"
@@ -243,6 +336,11 @@ def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
             raise DataError(path, "id does not match the file name", field="id", value=entry.id,
                             expected=condition_id)
         _check_limits(path, entry, units)
+        problems = unlisted_departures(entry)
+        if problems:
+            raise DataError(path, "the lists depart from the release without a deviation "
+                            "entry, or a deviation names no departure: " + "; ".join(problems),
+                            field="deviations")
         kb[condition_id] = entry
     return kb
 

@@ -3,13 +3,24 @@ a per-condition summary (``nutrireason fam annotate``)."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
 from nutrireason.fam.kb import load_kb
-from nutrireason.fam.proposals import cross_check
+from nutrireason.fam.proposals import (
+    MODE_CROSS_CHECK,
+    MODE_RULES,
+    Proposer,
+    annotation_loop,
+    cross_check,
+    loop_counts,
+    run_models,
+    safe_spec,
+)
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
 from nutrireason.sources.sr28 import Sr28
@@ -43,24 +54,49 @@ def rule_files() -> list[Path]:
 def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
                thresholds: Thresholds | None = None,
                inputs: list[Path] | None = None,
-               proposals: dict[str, dict[str, str] | None] | None = None) -> dict[str, Any]:
-    """Annotate every recipe, cross-checked against LLM ``proposals`` when given (see
-    :mod:`nutrireason.fam.proposals`); write ``annotations.jsonl``, ``summary.json`` and, when
-    ``inputs`` are given, ``manifest.json`` with their fingerprints (written last)."""
+               proposals: Mapping[str, Mapping[str, Any] | None] | None = None,
+               proposer: Proposer | None = None, proposals_from: str | None = None,
+               log: Callable[[str], Any] = lambda _: None) -> dict[str, Any]:
+    """Annotate every recipe with the rules, then (see :mod:`nutrireason.fam.proposals`) run
+    the propose-check-correct loop with ``proposer``, or cross-check a finished run's
+    ``proposals`` (``proposals_from`` names it), or neither (rules alone label); write
+    ``annotations.jsonl``, ``summary.json`` and, when ``inputs`` are given, ``manifest.json``
+    with their fingerprints and the ``annotation`` mode (written last). Returns the summary,
+    with ``annotation`` and, for the loop, this invocation's ``model_calls``/``cache_hits``."""
     kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
     thresholds = thresholds or load_thresholds()
     annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]
-    if proposals is not None:
+    calls: dict[str, int] = {}
+    if proposer is not None:
+        annotations, section, calls = annotation_loop(recipes, annotations, kb, proposer, log)
+    elif proposals is not None:
         annotations = cross_check(annotations, proposals)
-    summary = summarise(annotations, sorted(kb))
+        models = run_models(Path(proposals_from)) if proposals_from else []
+        section = {"mode": MODE_CROSS_CHECK, "proposals": proposals_from,
+                   "proposer": ", ".join(map(safe_spec, models)) or None,
+                   **loop_counts(annotations)}
+    else:
+        section = {"mode": MODE_RULES}
+    summary = summarise(annotations, sorted(kb)) | {"annotation": section}
     out.mkdir(parents=True, exist_ok=True)
     (out / "manifest.json").unlink(missing_ok=True)
     write_jsonl_atomic(out / "annotations.jsonl", annotations)
     write_json_atomic(out / "summary.json", summary)
     if inputs is not None:
         write_json_atomic(out / "manifest.json", {"generator": GENERATOR,
-                                                  "inputs": input_fingerprints(inputs)})
-    return summary
+                                                  "inputs": input_fingerprints(inputs),
+                                                  "annotation": section})
+    return summary | calls
+
+
+def annotation_settings(manifest: Path, keys: Iterable[str]) -> dict[str, Any] | None:
+    """The recorded ``annotation`` section of a pool reduced to ``keys`` (the settings a
+    caller compares), or None without one."""
+    try:
+        section = json.loads(manifest.read_text(encoding="utf-8")).get("annotation")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return {k: section.get(k) for k in keys} if isinstance(section, dict) else None
 
 
 def summarise(annotations: list[dict[str, Any]], conditions: list[str]) -> dict[str, Any]:

@@ -1,7 +1,10 @@
-"""FAM-Bench methods (paper section 4.2): four prompting modes x three input modes, and a
-rule-based reference.
+"""FAM-Bench methods (paper section 4.2): four prompting modes (and two KI variants) x three
+input modes, and a rule-based reference.
 
-Names: ``fam-baseline``, ``fam-cot``, ``fam-ki``, ``fam-cot-ki`` read the recipe as text;
+Names: ``fam-baseline``, ``fam-cot``, ``fam-ki``, ``fam-cot-ki`` read the recipe as text (the
+KI modes inject the condition's "recommend" / "not_recommend" food lists, paper Appendix L);
+``fam-ki-limits`` and ``fam-cot-ki-limits`` also inject the condition's nutrient limits (our
+addition, not a paper mode);
 ``fam-<mode>[text+image]`` adds the dish image(s), ``fam-<mode>[image]`` sends the image(s) and
 the question only. Items are ``nutrireason fam build`` instances (task ``fam_dish`` or
 ``fam_rank``). A ranking sample makes one ranking call and then, for cross-task consistency, one
@@ -20,7 +23,7 @@ import base64
 import mimetypes
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK
@@ -49,8 +52,19 @@ from nutrireason.models.types import (
     TextPart,
 )
 
-MODES = {"baseline": (False, False), "cot": (True, False), "ki": (False, True),
-         "cot-ki": (True, True)}
+
+class Mode(NamedTuple):
+    """What a prompting mode adds: a reasoning trace, the knowledge reference, and (KI only)
+    the nutrient limits in that reference."""
+
+    cot: bool
+    ki: bool
+    limits: bool = False
+
+
+MODES = {"baseline": Mode(False, False), "cot": Mode(True, False), "ki": Mode(False, True),
+         "cot-ki": Mode(True, True), "ki-limits": Mode(False, True, True),
+         "cot-ki-limits": Mode(True, True, True)}
 INPUTS = ("text", "text+image", "image")
 
 
@@ -93,7 +107,7 @@ class FamMethod(Method):
                  settings: GenerationSettings | None = None) -> None:
         super().__init__(json_mode(settings))
         self.mode, self.input_mode = mode, input_mode
-        self.cot, self.ki = MODES[mode]
+        self.cot, self.ki, self.limits = MODES[mode]
         self.name = method_name(mode, input_mode)
         self._kb: dict[str, ConditionKB] | None = None
 
@@ -150,8 +164,9 @@ class FamMethod(Method):
         payload: dict[str, Any] = {"question": condition_question(labels, rank),
                                    "conditions": labels}
         if self.ki:
-            payload["condition_reference"] = {self.kb[c].label: condition_reference(self.kb[c])
-                                              for c in conditions}
+            payload["condition_reference"] = {
+                self.kb[c].label: condition_reference(self.kb[c], self.limits)
+                for c in conditions}
         return payload
 
     def _recipe(self, dish: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +177,8 @@ class FamMethod(Method):
 
     def _messages(self, task: str, payload: dict[str, Any],
                   images: list[tuple[str | None, str | None]], what: str) -> list[Message]:
-        system = Message(role="system", content=system_prompt(task, self.cot, self.ki))
+        system = Message(role="system",
+                         content=system_prompt(task, self.cot, self.ki, self.limits))
         text = payload_text(payload)
         if not images:
             return [system, Message(role="user", content=text)]
@@ -176,7 +192,10 @@ class FamMethod(Method):
 
 
 class FamPropose(Method):
-    """The optional LLM proposal step of annotation: a side per condition for one recipe."""
+    """The LLM side of annotation (section 3.3, Appendix E). Task ``fam_propose``: a side
+    (recommend / not_recommend / neutral) and the cited ingredients per condition for one
+    recipe. Task ``fam_correct``: the same conversation continued once, with the model's first
+    answer and the rule check's conflicts surfaced, asking for the full annotation again."""
 
     name = "fam-propose"
 
@@ -185,11 +204,20 @@ class FamPropose(Method):
         self._names: dict[str, str] | None = None
 
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
+        from nutrireason.fam.proposals import TASK_CORRECT, TASK_PROPOSE
+        from nutrireason.methods.fam_prompts import correction_prompt
+
+        task = item.get("task", TASK_PROPOSE)
+        if task not in (TASK_PROPOSE, TASK_CORRECT):
+            raise ModelError("bad_request", f"item {item.get('id')!r} is not a proposal item")
         if self._names is None:
             self._names = condition_names(load_kb())
         payload = {"conditions": item["condition_labels"], "recipe": item["dish"]}
         messages = [Message(role="system", content=PROPOSE_SYSTEM),
                     Message(role="user", content=payload_text(payload))]
+        if task == TASK_CORRECT:
+            messages += [Message(role="assistant", content=item["previous"]),
+                         Message(role="user", content=correction_prompt(item["conflicts"]))]
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         parsed, mode = parse_proposal(response.text, self._names)
         return Prediction(parsed, bool(parsed["sides"]), extra={"parse_mode": mode})
@@ -209,8 +237,7 @@ class FamReference(Method):
         if self._kb is None:
             self._kb, self._thresholds = load_kb(), load_thresholds()
         assert self._thresholds is not None
-        items = [Ingredient(i["line"], i["canonical"], frozenset(i["concepts"]), i["grams"],
-                            i["nutrients"]) for i in evidence["ingredients"]]
+        items = [Ingredient.from_evidence(row) for row in evidence["ingredients"]]
         sides: dict[str, list[dict[str, Any]]] = {"Rec": [], "NotRec": []}
         for condition in conditions:
             decision = decide(self._kb[condition], items, evidence["nutrition"],

@@ -4,14 +4,16 @@ All modes share one JSON output contract. Dish level: ``decision`` ("recommend" 
 "not_recommend") and ``rationale_ingredients`` (per condition, ingredient names from the recipe).
 Ranking: ``ranking``, the four letters from most to least suitable. CoT modes add a
 ``reasoning_steps`` array before the decision (ignored by the scorer); knowledge-injection (KI)
-modes add ``condition_reference`` to the user payload: the focal conditions' knowledge-base
-entries (foods and concepts to favour, limit or avoid, and the nutrient limits), never a per-dish
-label.
+modes add ``condition_reference`` to the user payload: per focal condition, the knowledge-base
+foods and concepts to "recommend" and to "not_recommend" (paper Appendix L, Listing 2), never a
+per-dish label; the KI-with-limits modes add the condition's nutrient limits to it.
 
 Parsing is forgiving about the wrapping and strict about the content: the first JSON object in
 the text (code fences and chatter around it are ignored) is read; without one, a plain-text
-fallback looks for the decision words or a letter sequence. ``parse_mode`` says which path gave
-the answer ("json", "fallback" or "failed").
+fallback looks for the decision words or a letter sequence. An answer that only echoes the
+choice ("recommend|not_recommend", "recommend or not_recommend") has no decision, and advice
+against the dish ("I recommend avoiding it") is "not_recommend". ``parse_mode`` says which path
+gave the answer ("json", "fallback" or "failed").
 """
 
 from __future__ import annotations
@@ -74,9 +76,13 @@ _COT_DISH_DECIDE = ('Decide "recommend" only when the evidence as a whole suppor
                     'otherwise "not_recommend".')
 _COT_RANK_DECIDE = "Order the dishes by how well each fits all the conditions together."
 
-_KI = """The user message may carry "condition_reference": general knowledge-base guidance on foods
-that help or conflict with each condition. Use it as background only: the decision must rest on
-this recipe, and the ingredients you cite must come from the recipe, not from the reference."""
+_KI = """The user message may carry "condition_reference": for each condition, general
+knowledge-base lists of foods to "recommend" and foods to "not_recommend". Use it as background
+only: the decision must rest on this recipe, and the ingredients you cite must come from the
+recipe, not from the reference."""
+
+_KI_LIMITS = """Each condition's reference also lists "nutrient_limits": nutrient levels that
+conflict with the condition. Compare them with the recipe's nutrition where it is given."""
 
 
 PROPOSE_SYSTEM = """You annotate one dish for a list of health conditions.
@@ -93,32 +99,106 @@ Answer with JSON only, in exactly this shape:
   ]
 }
 Rules:
-- Give one entry per listed condition.
-- Ingredients come from the recipe's ingredient list, as plain lower-case food names."""
+- Give one entry per listed condition, named as in the list.
+- "ingredients" lists the recipe ingredients that drive a recommend or not_recommend decision,
+  as plain lower-case food names without amounts, units, preparation or brand ("olive oil",
+  not "2 tbsp extra-virgin olive oil"); leave it empty for neutral."""
+
+_CORRECTION = """A rule check of your answer against the knowledge base disagrees with it:
+%s
+
+Reconsider these conditions against the recipe. Change a decision where the finding shows it
+was wrong; keep it only if you are sure the finding does not apply to this dish. Then answer
+once more with the complete annotation for every listed condition, as JSON in exactly the same
+shape as before."""
+
+
+def correction_prompt(conflicts: list[dict[str, Any]]) -> str:
+    """The corrective turn of the annotation loop (paper Appendix E: a single corrective pass
+    with the specific conflicts surfaced). Each conflict: {"condition" (label), "proposed",
+    "rules" (sides), "findings" (the rule findings in words)}."""
+    lines = []
+    for conflict in conflicts:
+        findings = "; ".join(conflict.get("findings") or []) or "no detail recorded"
+        lines.append(f'- your proposal said "{conflict["proposed"]}" for {conflict["condition"]}, '
+                     f"but the rule check found: {findings}. The rules put the dish on the "
+                     f'"{conflict["rules"]}" side.')
+    return _CORRECTION % "\n".join(lines)
+
+
+_NEUTRAL_WORDS = frozenset({"neutral", "none", "n/a", "na", "not applicable", "no effect",
+                            "no impact", "irrelevant", "not relevant", "either"})
+_SHORT_SIDES = {"rec": REC, "notrec": NOT_REC, "not_rec": NOT_REC, "nonrec": NOT_REC}
+_PAPER_KEYS = {"rec": REC, "not_rec": NOT_REC, "notrec": NOT_REC, "recommend": REC,
+               "not_recommend": NOT_REC, "recommended": REC, "not_recommended": NOT_REC}
+
+
+def proposal_side(value: Any) -> str | None:
+    """ "recommend", "not_recommend" or "neutral" from a proposal's decision, else None."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower()
+    if text in _NEUTRAL_WORDS:
+        return "neutral"
+    short = re.sub(r"[\s-]+", "_", text)
+    return _SHORT_SIDES.get(short) or _SHORT_SIDES.get(short.replace("_", "")) \
+        or decision_value(text)
+
+
+def _names(value: Any) -> list[str]:
+    """Ingredient names from a list (or a comma-separated string), lower-case, each once."""
+    if isinstance(value, str):
+        value = value.split(",")
+    names = [v.strip().lower() for v in value if isinstance(v, str)] \
+        if isinstance(value, list) else []
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _proposal_entries(found: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
+    """(condition name, decision, ingredients) in answer order, from the contract's
+    ``annotations`` list, an ``annotations`` mapping {condition: decision or entry}, or the
+    paper's shape {"rec": [...], "not_rec": [...]} of (condition, ingredients) entries."""
+    entries = found.get("annotations")
+    if isinstance(entries, list):
+        return [(e.get("condition"), e.get("decision"), e.get("ingredients", e.get("evidence")))
+                for e in entries if isinstance(e, dict)]
+    if isinstance(entries, dict):
+        return [(name, e.get("decision"), e.get("ingredients", e.get("evidence")))
+                if isinstance(e, dict) else (name, e, None) for name, e in entries.items()]
+    rows = []
+    for key, value in found.items():
+        side = _PAPER_KEYS.get(re.sub(r"[\s-]+", "_", str(key).strip().lower()))
+        for entry in value if side and isinstance(value, list) else []:
+            if isinstance(entry, dict):
+                rows.append((entry.get("condition"), side, entry.get("ingredients")))
+            elif isinstance(entry, str):
+                rows.append((entry, side, None))
+    return rows
 
 
 def parse_proposal(text: str, names: dict[str, str]) -> tuple[dict[str, Any], str]:
-    """({"sides": {condition id: side}, "ingredients": {...}}, parse_mode) from a proposal;
-    ``names`` maps normalised condition names to ids (unknown names are ignored)."""
+    """({"sides": {condition id: side}, "ingredients": {condition id: [names]}}, parse_mode)
+    from a proposal. ``names`` maps normalised condition names to ids (unknown names are
+    ignored; a repeated condition keeps its first answer). Cited ingredients (E_h) are kept for
+    recommend / not_recommend only; an answer without them (the older contract) parses with
+    none."""
     found = first_json_object(text, "annotations")
     sides: dict[str, str] = {}
     cited: dict[str, list[str]] = {}
-    entries = found.get("annotations") if found else None
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        condition = names.get(condition_key(str(entry.get("condition", ""))))
-        raw = str(entry.get("decision", "")).strip().lower()
-        side = "neutral" if raw == "neutral" else decision_value(raw)
+    for name, decision, ingredients in _proposal_entries(found or {}):
+        condition = names.get(condition_key(str(name or "")))
+        side = proposal_side(decision)
         if condition is None or side is None or condition in sides:
             continue
         sides[condition] = side
-        cited[condition] = cited_ingredients([entry])
+        if side != "neutral":
+            cited[condition] = _names(ingredients)
     return {"sides": sides, "ingredients": cited}, "json" if sides else "failed"
 
 
-def system_prompt(task: str, cot: bool, ki: bool) -> str:
-    """The system prompt for a task ("dish" or "rank") and mode."""
+def system_prompt(task: str, cot: bool, ki: bool, limits: bool = False) -> str:
+    """The system prompt for a task ("dish" or "rank") and mode; ``limits`` (KI modes only)
+    adds the note on the nutrient limits of :func:`condition_reference`."""
     dish = task == "dish"
     parts = [_DISH_TASK if dish else _RANK_TASK]
     if cot:
@@ -127,6 +207,8 @@ def system_prompt(task: str, cot: bool, ki: bool) -> str:
     parts.append(contract % (_REASONING_FIELD if cot else ""))
     if ki:
         parts.append(_KI)
+    if ki and limits:
+        parts.append(_KI_LIMITS)
     return "\n\n".join(parts)
 
 
@@ -143,18 +225,30 @@ def _concept_text(concept: str) -> str:
     return concept.replace("_", " ")
 
 
-def condition_reference(entry: ConditionKB) -> dict[str, Any]:
-    """One condition's knowledge-base entry as injected in KI modes (no per-dish content)."""
-    limits = [f"{n.nutrient.replace('_', ' ')} {'above' if n.max is not None else 'below'} "
-              f"{n.max if n.max is not None else n.min:g} {n.unit} per "
-              f"{'100 g' if n.per == '100g' else n.per}" for n in entry.nutrient_limits]
+def _side_texts(entry: ConditionKB, *names: str) -> list[str]:
+    """The foods, then the concept texts, of the named sides, each once, in order."""
+    sides = [entry.side(name) for name in names]  # type: ignore[arg-type]
+    foods = [food for side in sides for food in side.foods]
+    concepts = [_concept_text(concept) for side in sides for concept in side.concepts]
+    return list(dict.fromkeys([*foods, *concepts]))
 
-    def side(name: str) -> list[str]:
-        chosen = entry.side(name)  # type: ignore[arg-type]
-        return list(dict.fromkeys([*chosen.foods, *map(_concept_text, chosen.concepts)]))
 
-    return {"recommend": side("beneficial"), "limit": side("limit"), "avoid": side("avoid"),
-            "nutrient_limits": limits}
+def nutrient_limit_texts(entry: ConditionKB) -> list[str]:
+    """The condition's nutrient limits in words, e.g. "sodium above 600 mg per serving"."""
+    return [f"{n.nutrient.replace('_', ' ')} {'above' if n.max is not None else 'below'} "
+            f"{n.max if n.max is not None else n.min:g} {n.unit} per "
+            f"{'100 g' if n.per == '100g' else n.per}" for n in entry.nutrient_limits]
+
+
+def condition_reference(entry: ConditionKB, limits: bool = False) -> dict[str, Any]:
+    """One condition's knowledge-base entry as injected in KI modes (paper Appendix L,
+    Listing 2): "recommend" (beneficial foods and concepts) and "not_recommend" (foods and
+    concepts to limit or avoid); ``limits`` adds "nutrient_limits". No per-dish content."""
+    reference: dict[str, Any] = {"recommend": _side_texts(entry, "beneficial"),
+                                 "not_recommend": _side_texts(entry, "limit", "avoid")}
+    if limits:
+        reference["nutrient_limits"] = nutrient_limit_texts(entry)
+    return reference
 
 
 def payload_text(payload: dict[str, Any]) -> str:
@@ -165,11 +259,25 @@ def payload_text(payload: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- parsing
 
 _FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
-_NOT_REC = re.compile(r"(?:\bnot|n't|\bnever|\bcannot)[\s_-]*(?:be[\s_-]*)?recommend",
-                      re.IGNORECASE)
-_REC = re.compile(r"\brecommend(?:s|ed)?\b", re.IGNORECASE)
+# Decision words are read in three passes over the lower-cased text: negated forms ("not
+# recommended", "wouldn't recommend") and advice against the dish ("recommend avoiding it") become
+# a "not" mark, the remaining "recommend(s/ed)" a "yes" mark; then an echo of the choice itself
+# ("recommend|not_recommend", "recommended or not") is dropped before the marks are counted.
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot)(?:\s+(?:really|strongly|generally|"
+                      r"personally|honestly|usually|typically|ever))?[\s_-]*(?:be[\s_-]*)?"
+                      r"recommend\w*")
+_AGAINST = re.compile(r"\brecommend(?:s|ed)?\s+(?:that\s+)?(?:(?:you|they|patients?|people|"
+                      r"one|them)\s+|to\s+)?(?:against|avoid|limit|skip|restrict|reduc|"
+                      r"minimi[sz]|eliminat|exclud|refrain|abstain|steer|stay\w*\s+away|"
+                      r"cut\w*\s+(?:out|back|down)|not\b|never\b|alternative|another|"
+                      r"a\s+different|other\s+(?:dish|option|meal|choice))\w*")
+_PLAIN = re.compile(r"\brecommend(?:s|ed)?\b")
+_YES, _NO = "\ue000", "\ue001"  # marks that no model output contains
+_PAD = r"""[\s"'`*()\[\]]{0,3}"""
+_LINK = _PAD + r"(?:\||/|,|\bor\b|\band\b|\bvs\b\.?|\bversus\b)" + _PAD
+_CHOICE = re.compile(f"{_YES}{_LINK}{_NO}|{_NO}{_LINK}{_YES}|{_YES}{_PAD}or\\s+not\\b")
 _LETTER = re.compile(r"^\W*(?:dish|option)?\s*([A-D])\b", re.IGNORECASE)
-_DECISION_FIELD = re.compile(r'"decision"\s*:\s*"([^"]*)"')
+_DECISION_FIELD = re.compile(r'"decision"\s*:\s*("[^"]*"(?:\s*(?:or|\||/)\s*"[^"]*")*)')
 _RANKING_FIELD = re.compile(r'"ranking"\s*:\s*\[([^\]]*)')
 _SEQUENCE = re.compile(r"\b([A-D])(?:\s*(?:,|>|-+>?|→|\s)\s*[A-D]\b){1,3}")
 
@@ -192,15 +300,28 @@ def first_json_object(text: str, key: str) -> dict[str, Any] | None:
 
 
 def decision_value(value: Any) -> str | None:
-    """ "recommend" / "not_recommend" from the spellings models use, else None."""
+    """ "recommend" / "not_recommend" from the spellings models use, else None (also for an
+    echo of the choice, such as "recommend|not_recommend")."""
     if not isinstance(value, str):
         return None
     text = value.strip().lower()
-    if _NOT_REC.search(text) or text in ("no", "not suitable", "unsuitable"):
+    if text in ("no", "not suitable", "unsuitable"):
         return NOT_REC
-    if _REC.search(text) or text in ("yes", "suitable"):
+    if text in ("yes", "suitable"):
         return REC
-    return None
+    return words_decision(text)
+
+
+def words_decision(text: str) -> str | None:
+    """The decision the words of ``text`` commit to: any advice against the dish wins over a
+    plain "recommend"; a choice named without committing ("recommend or not_recommend",
+    "recommended or not") counts for neither side."""
+    marked = _NEGATED.sub(_NO, (text or "").lower())
+    marked = _PLAIN.sub(_YES, _AGAINST.sub(_NO, marked))
+    marked = _CHOICE.sub(" ", marked)
+    if _NO in marked:
+        return NOT_REC
+    return REC if _YES in marked else None
 
 
 def cited_ingredients(value: Any) -> list[str]:
@@ -227,10 +348,8 @@ def parse_dish(text: str) -> tuple[dict[str, Any], str]:
 def _text_decision(text: str) -> str | None:
     field = _DECISION_FIELD.search(text or "")  # a cut-off JSON answer still names it
     if field:
-        return decision_value(field.group(1))
-    if _NOT_REC.search(text or ""):
-        return NOT_REC
-    return REC if _REC.search(text or "") else None
+        return decision_value(field.group(1).strip('"'))
+    return words_decision(text)
 
 
 def ranking_letters(value: Any) -> list[str]:

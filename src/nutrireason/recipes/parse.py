@@ -266,6 +266,24 @@ CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "ten
         "loin", "brisket", "chuck", "sirloin", "flank", "ribeye")
 
 
+# A qualifier the line rules out ("(not low-fat)", "instead of reduced-fat") does not count.
+NEGATED_QUALIFIER = re.compile(r"\b(?:not|rather than|instead of|never)\s+(?:a\s+|the\s+)?"
+                               r"[a-z]+[- ]?[a-z]+")
+# A qualifier of a later alternative ("all-purpose flour or a gluten-free blend") does not count.
+LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s.*$")
+
+
+def qualifier_text(lowered: str) -> str:
+    """The part of a lower-cased line whose qualifiers describe the food used: negated
+    qualifiers and later "or" alternatives outside parentheses removed."""
+    text = NEGATED_QUALIFIER.sub(" ", lowered)
+    outside = re.sub(r"\([^)]*\)", " ", text)
+    if LATER_ALTERNATIVE.search(outside):
+        inside = " ".join(re.findall(r"\([^)]*\)", text))
+        text = LATER_ALTERNATIVE.sub(" ", outside) + " " + inside
+    return text
+
+
 def line_states(text: str) -> list[str]:
     """State words on the line ("1 cup rice, cooked", "(drained)", "2 cans salmon"), in a fixed
     order; alternatives in parentheses ("(or frozen)") and states a "fresh" line rules out do
@@ -284,7 +302,7 @@ def line_states(text: str) -> list[str]:
     if lean:  # "90/10", "93% lean", "85%/15%"
         found.add(f"lean:{lean.group(1)}")
     for name, pattern in QUALIFIER_PATTERNS.items():
-        if pattern.search(lowered):
+        if pattern.search(qualifier_text(lowered)):
             found.add(f"qual:{name}")
     for cut in CUTS:
         if re.search(rf"\b{cut}s?\b", lowered):

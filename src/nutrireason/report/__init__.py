@@ -86,7 +86,8 @@ def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMP
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
     frame = tables.groups_frame(metrics)
-    built = {**tables.ngqa_tables(frame), **tables.fam_tables(frame)}
+    records = [record for run in runs for record in run.records]
+    built = {**tables.ngqa_tables(frame), **tables.fam_tables(frame, records)}
     tables.write_tables(built, out)
     ngqa = tables.ngqa_frame(frame)
     figures = plots.write_plots(tables.efficiency_frame(ngqa), tables.retrieval_by_method(ngqa),

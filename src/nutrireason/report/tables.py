@@ -5,12 +5,15 @@ formatted strings, backed by a pandas frame of numbers) and rendered to Markdown
 here, and to HTML by the report template. The NGQA tables read only the NGQA tasks (binary,
 multi_label, text_generation) and leave missing cells empty; the FAM-Bench tables (Table 1:
 both tasks per model and mode; Table 2: input modality) read fam_dish / fam_rank and show
-missing cells as "-".
+missing cells as "-". Given the runs' records, Table 1 scores each model's text-input prompting
+modes on their common pool of validly answered items (paper Table 1 caption); without them it
+shows each mode's full run, as metrics.json does.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +23,9 @@ import pandas as pd
 
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.io import write_text_atomic
-from nutrireason.methods.fam import INPUTS, split_method_name
+from nutrireason.methods.fam import INPUTS, MODES, split_method_name
+from nutrireason.runs.records import Record
+from nutrireason.scoring import fam_metrics
 
 LEVELS = ("sparse", "standard", "complex")
 TASKS = ("binary", "multi_label", "text_generation")
@@ -281,7 +286,9 @@ def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
 
 FAM_TASKS = (TASK_DISH, TASK_RANK)
 FAM_TASK_LABELS = {"fam_dish": "FAM Task 1 (dish)", "fam_rank": "FAM Task 2 (ranking)"}
+FAM_TASK_SHORT = {"fam_dish": "Task 1", "fam_rank": "Task 2"}
 FAM_MODES = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
+             "ki-limits": "KI+limits", "cot-ki-limits": "CoT+KI+limits",
              "reference": "reference"}  # display names, in table order
 FAM_INPUTS = INPUTS
 MISSING = "-"
@@ -356,8 +363,8 @@ def _fam_tasks(part: pd.DataFrame) -> list[str]:
 
 def fam_sorted(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """Distinct (model, method) pairs in FAM-Bench display order: per model (as first seen),
-    text input first and then each input variant; modes in the order baseline, CoT, KI,
-    CoT+KI, reference, unknown ones after."""
+    text input first and then each input variant; modes in :data:`FAM_MODES` order (baseline,
+    CoT, KI, CoT+KI, KI+limits, CoT+KI+limits, reference), unknown ones after."""
     pairs = list(dict.fromkeys(pairs))
     models = ordered(model for model, _ in pairs)
     methods = ordered(method for _, method in pairs)
@@ -372,40 +379,139 @@ def fam_sorted(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted(pairs, key=rank)
 
 
-def fam_table1(frame: pd.DataFrame) -> Table | None:
+@dataclass
+class FamPool:
+    """Table 1's common pool for one model and task: the item ids that every text-input
+    prompting mode answered validly, and each mode's metrics on them (by method)."""
+
+    ids: list[str]
+    metrics: dict[str, dict[str, float]]
+
+
+def fam_prompting(method: str) -> bool:
+    """A text-input prompting mode (``fam-<mode>`` with a mode of :data:`MODES`)."""
+    mode, source = fam_method(method)
+    return source == "text" and mode in MODES
+
+
+def fam_answers(records: Iterable[Record]
+                ) -> dict[tuple[str, str, str], dict[str, fam_metrics.Answer]]:
+    """FAM-Bench answers by (model, method, task), then by item id: (parsed, gold, ok) with ok
+    = status "ok" and parse_ok; of two records of one item, the later one counts."""
+    out: dict[tuple[str, str, str], dict[str, fam_metrics.Answer]] = defaultdict(dict)
+    for record in records:
+        task = str(record.meta.get("task") or "")
+        if task in FAM_TASKS:
+            ok = record.status == "ok" and record.parse_ok
+            out[(record.model, record.method, task)][record.item_id] = (record.parsed,
+                                                                        record.gold, ok)
+    return dict(out)
+
+
+def fam_pools(part: pd.DataFrame, records: Iterable[Record]
+              ) -> tuple[dict[tuple[str, str], FamPool], list[str]]:
+    """The common pool per (model, task) over the text-input prompting modes of ``part`` (a
+    :func:`fam_frame`), and a note for each (model, task) left unpooled because one of its
+    modes has no records."""
+    answers = fam_answers(records)
+    rows = part[[fam_prompting(method) for method in part["method"]]]
+    pools: dict[tuple[str, str], FamPool] = {}
+    notes: list[str] = []
+    for model in ordered(rows["model"]):
+        for task in _fam_tasks(rows):
+            chosen = rows[(rows["model"] == model) & (rows["task"] == task)]
+            methods = [m for _, m in fam_sorted((model, m) for m in chosen["method"])]
+            found = {m: answers[(model, m, task)] for m in methods if (model, m, task) in answers}
+            missing = [m for m in methods if m not in found]
+            if missing:
+                notes.append(f"{model}, {FAM_TASK_SHORT[task]}: full runs, not pooled (no "
+                             f"records for {', '.join(missing)}).")
+            elif found:
+                pools[(model, task)] = _pool(task, found)
+    return pools, notes
+
+
+def _pool(task: str, by_method: dict[str, dict[str, fam_metrics.Answer]]) -> FamPool:
+    ids = fam_metrics.common_pool(task, by_method)
+    if not ids:
+        return FamPool([], {})
+    return FamPool(ids, {m: fam_metrics.pool_metrics(task, answers, ids)
+                         for m, answers in by_method.items()})
+
+
+def _table1_value(group: dict | None, pool: FamPool | None, method: str,
+                  name: str) -> float | None:
+    """A Table 1 cell: the pooled value, or the full-run value for rows outside a pool and for
+    the unparseable rate (always 0 on a pool of valid answers)."""
+    if pool is None or name == "unparseable_rate":
+        return _number(group.get(f"metric.{name}")) if group else None
+    return pool.metrics.get(method, {}).get(name)
+
+
+def _table1_notes(tasks: list[str], pools: dict[tuple[str, str], FamPool] | None,
+                  unpooled: list[str]) -> list[str]:
+    notes = ["Acc., Top-1 and Unparseable are percentages; the other columns are on the "
+             "metric's own scale. '-': not measured. The CSV holds unrounded fractions."]
+    if pools is None:
+        return notes + ["Each row is its mode's full run (no records given, so no common "
+                        "pool)."]
+    if not pools:
+        return notes + unpooled
+    notes.append("Per model and task, the text-input prompting modes are scored on their "
+                 "common pool: the items every one of them answered validly (Task 1: a "
+                 "decision; Task 2: a ranking and a decision for every option). CTC is pooled: "
+                 "agreeing over all (rec, not_rec) pairs of the pool. Unparseable and the "
+                 "other rows (reference, image input) are full runs; metrics.json has every "
+                 "full-run value.")
+    sizes = [f"{model}: " + ", ".join(f"{FAM_TASK_SHORT[task]} n = "
+                                      f"{len(pools[(model, task)].ids)}"
+                                      for task in tasks if (model, task) in pools)
+             for model in ordered(model for model, _ in pools)]
+    return notes + ["Pool size: " + "; ".join(sizes) + "."] + unpooled
+
+
+def _table1_row(model: str, method: str, tasks: list[str], lookup: dict[tuple, dict],
+                pools: dict[tuple[str, str], FamPool]) -> tuple[list[str], dict[str, Any]]:
+    """One Table 1 row: display cells and the CSV record (n and values per task)."""
+    mode, source = fam_method(method)
+    row = [model, fam_label(method)]
+    csv_row: dict[str, Any] = {"model": model, "method": method, "mode": mode, "input": source}
+    groups = {task: lookup.get((model, method, task)) for task in tasks}
+    row_pools = {task: pools.get((model, task)) if groups[task] and fam_prompting(method)
+                 else None for task in tasks}
+    for task, group in groups.items():
+        pool = row_pools[task]
+        csv_row[f"{task}_n"] = len(pool.ids) if pool is not None else \
+            int(group["n"]) if group else None
+        csv_row[f"{task}_pooled"] = pool is not None
+    for task, group in groups.items():
+        for name, _, percent in FAM_TABLE1[task][1]:
+            value = _table1_value(group, row_pools[task], method, name)
+            row.append(_fam_cell(value, percent))
+            csv_row[f"{task}_{name}"] = value
+    return row, csv_row
+
+
+def fam_table1(frame: pd.DataFrame, records: Iterable[Record] | None = None) -> Table | None:
     """FAM-Bench Table 1: rows model x mode (input variants as extra rows), columns grouped by
-    task; None when the runs have no FAM-Bench group."""
+    task; None when the runs have no FAM-Bench group. With the runs' ``records``, the text-input
+    prompting modes of each model are scored on their common pool (:func:`fam_pools`)."""
     part = fam_frame(frame)
     if part.empty:
         return None
+    pools, unpooled = fam_pools(part, records) if records is not None else (None, [])
     tasks = _fam_tasks(part)
-    sources = [(task, name, percent) for task in tasks for name, _, percent in FAM_TABLE1[task][1]]
     columns = [Column(f"{task}_{name}", label, FAM_TABLE1[task][0])
                for task in tasks for name, label, _ in FAM_TABLE1[task][1]]
     lookup = {(r["model"], r["method"], r["task"]): r for r in part.to_dict("records")}
-    rows, csv_rows = [], []
-    for model, method in fam_sorted(zip(part["model"], part["method"], strict=True)):
-        mode, source = fam_method(method)
-        row = [model, fam_label(method)]
-        csv_row: dict[str, Any] = {"model": model, "method": method, "mode": mode,
-                                   "input": source}
-        for task in tasks:
-            group = lookup.get((model, method, task))
-            csv_row[f"{task}_n"] = int(group["n"]) if group else None
-        for task, name, percent in sources:
-            group = lookup.get((model, method, task))
-            value = _number(group.get(f"metric.{name}")) if group else None
-            row.append(_fam_cell(value, percent))
-            csv_row[f"{task}_{name}"] = value
-        rows.append(row)
-        csv_rows.append(csv_row)
-    csv_frame = pd.DataFrame(csv_rows)
+    built = [_table1_row(model, method, tasks, lookup, pools or {})
+             for model, method in fam_sorted(zip(part["model"], part["method"], strict=True))]
+    csv_frame = pd.DataFrame([csv_row for _, csv_row in built])
     for task in tasks:
         csv_frame[f"{task}_n"] = csv_frame[f"{task}_n"].astype("Int64")  # no "40.0"
-    notes = ["Acc., Top-1 and Unparseable are percentages; the other columns are on the "
-             "metric's own scale. '-': not measured. The CSV holds unrounded fractions."]
-    return Table([Column("model", "Model"), Column("mode", "Mode")], columns, rows,
-                 csv_frame=csv_frame, notes=notes)
+    return Table([Column("model", "Model"), Column("mode", "Mode")], columns,
+                 [row for row, _ in built], csv_frame=csv_frame,
+                 notes=_table1_notes(tasks, pools, unpooled))
 
 
 def _modality_keys(part: pd.DataFrame) -> list[tuple[str, str]]:
@@ -559,9 +665,11 @@ def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
             "retrieval": retrieval_table(part)}
 
 
-def fam_tables(frame: pd.DataFrame) -> dict[str, Table]:
-    """FAM-Bench Table 1, and Table 2 when some method has a non-text input variant."""
-    built = {"fam_table1": fam_table1(frame), "fam_modality": fam_modality(frame)}
+def fam_tables(frame: pd.DataFrame, records: Iterable[Record] | None = None
+               ) -> dict[str, Table]:
+    """FAM-Bench Table 1 (on each model's common pool when the runs' ``records`` are given),
+    and Table 2 when some method has a non-text input variant."""
+    built = {"fam_table1": fam_table1(frame, records), "fam_modality": fam_modality(frame)}
     return {name: table for name, table in built.items() if table is not None}
 
 

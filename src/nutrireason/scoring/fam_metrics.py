@@ -26,12 +26,17 @@ in a :class:`~nutrireason.scoring.metrics.Table`, so ``with_ci`` bootstraps them
   there are no pairs; ``ctc_pairs`` (a total, not a mean) tells readers when that happens.
   ``ctc_coverage`` is the share of scored records with usable decisions (a record whose
   decisions are all the same is covered but adds no pair).
+
+Table 1's common pool (:func:`common_pool`, paper Table 1 caption): per model and task, the item
+ids that every text-input prompting mode answered validly (:func:`valid_answer`); each mode is
+then scored on those items only (:func:`pool_metrics`), so CTC there is the pool's agreeing
+pairs over its pairs. ``metrics.json`` keeps the full-run values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -300,3 +305,38 @@ def rank_metrics(pred: Sequence[Any], gold: Sequence[dict],
                  parse_ok: Sequence[bool]) -> dict[str, float]:
     """Point values of :func:`rank_table`."""
     return rank_table(pred, gold, parse_ok).point()
+
+
+# --------------------------------------------------------------------------- Table 1's pool
+
+Answer = tuple[Any, Any, bool]  # (parsed, gold, ok): ok = status "ok" and parse_ok
+
+
+def valid_answer(task: str, parsed: Any, gold: Any, ok: bool) -> bool:
+    """Whether an answer may enter the common pool: ``fam_dish`` needs a decision;
+    ``fam_rank`` needs a ranking with a valid letter and a decision for every option."""
+    if task == "fam_dish":
+        return _decision(parsed, ok) is not None
+    if task != "fam_rank" or not ok or not isinstance(parsed, dict) \
+            or not isinstance(gold, dict):
+        return False
+    letters = sorted(str(x) for x in gold.get("ranking") or [])
+    return bool(letters) and bool(returned_ranking(parsed.get("ranking"), letters)) \
+        and _usable_decisions(parsed, letters) is not None
+
+
+def common_pool(task: str, answers: Mapping[str, Mapping[str, Answer]]) -> list[str]:
+    """The item ids (sorted) that every method answered validly; ``answers`` maps a method to
+    its answers by item id. Empty when no method is given."""
+    pools = [{item for item, answer in by_item.items() if valid_answer(task, *answer)}
+             for by_item in answers.values()]
+    return sorted(set.intersection(*pools)) if pools else []
+
+
+def pool_metrics(task: str, answers: Mapping[str, Answer], ids: Sequence[str]
+                 ) -> dict[str, float]:
+    """One method's point metrics on the pooled ``ids`` (:data:`DISH_METRICS` or
+    :data:`RANK_METRICS`; CTC pooled over all pairs of the pool)."""
+    chosen = [answers[item] for item in ids]
+    table = dish_table if task == "fam_dish" else rank_table
+    return table([a[0] for a in chosen], [a[1] for a in chosen], [a[2] for a in chosen]).point()

@@ -272,9 +272,16 @@ def _tidy_definitions(directory: Path) -> pd.DataFrame:
     return defs
 
 
+# Nutrients read beside the 16 of NGQA Table 4 (no NGQA tag): FAM-Bench's GERD fat rule reads
+# total fat. name -> (SR28 Nutr_No, unit).
+EXTRA_NUTRIENTS: dict[str, tuple[int, str]] = {"total_fat": (204, "g")}
+
+
 def wide_nutrients(long: pd.DataFrame, ndb_numbers: pd.Series, path: Path) -> pd.DataFrame:
-    """Pivot NUT_DATA rows (NDB_No, Nutr_No, Nutr_Val) to one row per food, tidy columns."""
+    """Pivot NUT_DATA rows (NDB_No, Nutr_No, Nutr_Val) to one row per food, tidy columns: the
+    16 NGQA nutrients, then :data:`EXTRA_NUTRIENTS`."""
     codes = {str(n.number): n.name for n in NUTRIENTS}
+    codes |= {str(number): name for name, (number, _) in EXTRA_NUTRIENTS.items()}
     rows = long[long["Nutr_No"].isin(list(codes))]
     dup = rows.duplicated(["NDB_No", "Nutr_No"])
     if dup.any():
