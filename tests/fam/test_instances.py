@@ -4,6 +4,7 @@ reference scoring 100 %)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections import Counter
@@ -13,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nutrireason.cli import app
-from nutrireason.fam.build import build_fam, read_stats
+from nutrireason.fam.build import read_stats
 from nutrireason.fam.instances import (
     DISTRACTORS,
     LETTERS,
@@ -21,13 +22,13 @@ from nutrireason.fam.instances import (
     Dish,
     dish_instances,
     distractor_plan,
+    load_target_sets,
     rank_instances,
     rec_counts,
     water_fill,
 )
 from nutrireason.fam.judgement import NOT_REC, REC, Standing, severity
 from nutrireason.fam.kb import CONDITION_IDS
-from nutrireason.fam.pool import build_pool, read_recipes
 from nutrireason.runs import RunConfig, run
 from nutrireason.scoring.score import score_run
 
@@ -103,6 +104,8 @@ def _pool(conditions):
 
 CONDITIONS = ["h1", "h2", "h3", "h4"]
 LABELS = {c: c.upper() for c in CONDITIONS}
+# Every pair and triple of the made-up conditions co-occurs here.
+SETS = [*itertools.combinations(CONDITIONS, 2), *itertools.combinations(CONDITIONS, 3)]
 
 
 def test_dish_instances_are_balanced_and_carry_hidden_gold():
@@ -122,7 +125,8 @@ def test_each_distractor_type_draws_strictly_ordered_options(kind):
     dishes = _pool(CONDITIONS)
     config = BenchConfig(**{**vars(CONFIG), "shares": {k: float(k == kind)
                                                          for k in DISTRACTORS}})
-    items, missing = rank_instances(dishes, CONDITIONS, config, 8, LABELS, random.Random(1))
+    items, missing = rank_instances(dishes, CONDITIONS, config, 8, LABELS, random.Random(1),
+                                    target_sets=SETS)
     assert not missing and len(items) == 8
     for item in items:
         targets = item["conditions"]
@@ -149,7 +153,7 @@ def test_each_distractor_type_draws_strictly_ordered_options(kind):
 
 def test_answer_positions_and_condition_mentions_balance():
     items, _ = rank_instances(_pool(CONDITIONS), CONDITIONS, CONFIG, 40, LABELS,
-                              random.Random(2))
+                              random.Random(2), target_sets=SETS)
     assert Counter(i["gold"]["ranking"][0] for i in items) == dict.fromkeys(LETTERS, 10)
     mentions = Counter(c for i in items for c in i["conditions"])
     assert max(mentions.values()) - min(mentions.values()) <= 2
@@ -165,7 +169,7 @@ def test_distractor_plan_follows_shares():
 
 def test_avoid_violations_are_flagged_per_option():
     items, _ = rank_instances(_pool(CONDITIONS), CONDITIONS, CONFIG, 16, LABELS,
-                              random.Random(3))
+                              random.Random(3), target_sets=SETS)
     flagged = [(i, k) for i in items for k, v in i["gold"]["avoid_violations"].items() if v]
     assert flagged
     for item, letter in flagged:
@@ -175,15 +179,6 @@ def test_avoid_violations_are_flagged_per_option():
 
 
 # --------------------------------------------------------------------------- the real corpus
-
-
-@pytest.fixture(scope="module")
-def real_build(recipe_build, sr28, tmp_path_factory) -> Path:
-    pool_dir = tmp_path_factory.mktemp("pool")
-    build_pool(read_recipes(recipe_build / "recipes.jsonl"), sr28, pool_dir)
-    out = tmp_path_factory.mktemp("fam")
-    build_fam(pool_dir / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out)
-    return out
 
 
 def _items(path: Path) -> list[dict]:
@@ -198,7 +193,7 @@ def test_real_build_is_balanced_over_the_whole_set(real_build):
     manifest = json.loads((real_build / "manifest.json").read_text())
     balance = {row["condition"]: row for row in manifest["balance"]}
     assert set(balance) == set(CONDITION_IDS)
-    for condition, labels in dish["conditions"].items():
+    for labels in dish["conditions"].values():
         # every condition holds at least 40 % of its minority label ...
         assert min(labels.get(REC, 0), labels.get(NOT_REC, 0)) >= 0.4 * sum(labels.values())
     # ... and only conditions short of one label, with the reason stated, fall below an
@@ -216,6 +211,14 @@ def test_real_build_is_balanced_over_the_whole_set(real_build):
     assert len(mentions) == 13 and max(mentions.values()) - min(mentions.values()) <= 2
     assert set(rank["targets_per_instance"]) == {"1", "2", "3"}
     assert manifest["stats"] == stats and manifest["rank_not_drawn"] == {}
+
+
+def test_real_build_draws_multi_condition_targets_from_co_occurring_sets(real_build):
+    allowed = {frozenset(s) for s in load_target_sets()}
+    multi = [item["conditions"] for item in _items(real_build / "rank.jsonl")
+             if len(item["conditions"]) > 1]
+    assert multi and all(frozenset(c) in allowed for c in multi)
+    assert {len(c) for c in multi} == {2, 3}
 
 
 def test_real_build_hides_gold_from_what_the_model_sees(real_build):

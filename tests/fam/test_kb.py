@@ -134,6 +134,23 @@ def _no_references(data) -> None:
     data["references"] = []
 
 
+def _unlisted_addition(data) -> None:
+    data["limit"]["foods"].append("tomatoes")  # a departure with no deviation entry
+
+
+def _unlisted_removal(data) -> None:
+    data["deviations"] = [d for d in data["deviations"] if d.get("change") != "removed"]
+
+
+def _stale_deviation(data) -> None:
+    data["deviations"].append({"change": "added", "side": "avoid", "food": "kale",
+                               "reason": "r", "source": "s"})
+
+
+def _deviation_without_source(data) -> None:
+    del data["deviations"][0]["source"]
+
+
 @pytest.mark.parametrize(
     ("edit", "field", "words"),
     [
@@ -143,6 +160,10 @@ def _no_references(data) -> None:
         (_wrong_unit, "nutrient_limits[0].unit", "unit does not match"),
         (_unknown_nutrient, "nutrient_limits[0].nutrient", "unknown nutrient"),
         (_no_references, "references", "at least 1"),
+        (_unlisted_addition, "deviations", "limit.food 'tomatoes' added"),
+        (_unlisted_removal, "deviations", "beneficial.food 'including colorful' removed"),
+        (_stale_deviation, "deviations", "avoid.food 'kale' lists no change"),
+        (_deviation_without_source, "deviations", "source"),
     ],
 )
 def test_malformed_copy_rejected(tmp_path: Path, edit, field: str, words: str) -> None:
@@ -164,3 +185,39 @@ def test_id_must_match_file_and_files_must_be_known(tmp_path: Path) -> None:
     (root / "asthma.yaml").write_text("id: asthma\n", encoding="utf-8")
     with pytest.raises(DataError, match="asthma.yaml.*unknown condition file"):
         load_kb(root)
+
+
+RELEASE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "fam-bench-kb" / \
+    "condition_rules.json"
+
+
+@pytest.mark.skipif(not RELEASE.is_file(), reason="the FAM-Bench release (../shared) is absent")
+def test_release_blocks_are_the_release_as_released(kb) -> None:
+    """Each file's ``release`` block is the FAM-Bench release's own lists for that condition."""
+    import json
+
+    released = {c["value"]: c for c in json.loads(RELEASE.read_text())["conditions"]}
+    for entry in kb.values():
+        original = released[entry.release.value]
+        for side in SIDES:
+            block = entry.release.side(side)
+            assert block.foods == original[f"{side}_foods"], (entry.id, side)
+            assert block.concepts == list(dict.fromkeys(original[f"{side}_concepts"])), \
+                (entry.id, side)
+        assert entry.release.dietary_tag_hints == original["dietary_tag_hints"]
+
+
+def test_every_departure_names_a_reason_and_a_citable_source(kb) -> None:
+    for entry in kb.values():
+        for deviation in entry.deviations:
+            assert len(deviation.reason) > 20, (entry.id, deviation.item)
+            assert "http" in deviation.source or "release" in deviation.source or \
+                "guideline" in deviation.source.lower() or "FDA" in deviation.source, \
+                (entry.id, deviation.item, deviation.source)
+    assert sum(len(e.deviations) for e in kb.values()) >= 40
+
+
+def test_food_lists_read_every_knowledge_base_food(kb) -> None:
+    from nutrireason.fam.foodlists import FoodLists
+
+    FoodLists.load().check_covers(kb)

@@ -100,8 +100,13 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
 
 @lru_cache(maxsize=1)
 def default_food_lists() -> FoodLists:
-    """The packaged food-list readings (read once)."""
-    return FoodLists.load()
+    """The packaged food-list readings (read once), checked to read every food of the packaged
+    knowledge base."""
+    from nutrireason.fam.kb import load_kb
+
+    lists = FoodLists.load()
+    lists.check_covers(load_kb())
+    return lists
 
 
 @dataclass

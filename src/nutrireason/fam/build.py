@@ -42,7 +42,8 @@ def read_annotations(path: Path) -> list[dict[str, Any]]:
 
 def build_inputs(annotations: Path, recipes: Path) -> list[Path]:
     """The files a build reads: the pool, the recipes, the KB and the split configuration."""
-    return [annotations, recipes, *rule_files(), standards_dir() / "fam_bench.yaml"]
+    return [annotations, recipes, *rule_files(), standards_dir() / "fam_bench.yaml",
+            standards_dir() / "fam_comorbidities.yaml"]
 
 
 def settings_of(dish_size: int | None, rank_size: int | None, seed: int | None,

@@ -30,7 +30,7 @@ from typing import Any
 from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Ingredient, recipe_ingredients
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
-from nutrireason.fam.kb import ConditionKB
+from nutrireason.fam.kb import CONDITION_IDS, ConditionKB
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import load_standards, standards_dir
 from nutrireason.standards.loader import Number, RuleValue, Source, _Strict, load_model
@@ -397,22 +397,53 @@ def distractor_plan(size: int, shares: dict[str, float], rng: random.Random) -> 
     return plan
 
 
+class _TargetSet(_Strict):
+    conditions: list[str]
+    source: Source
+
+
+class _TargetFile(_Strict):
+    version: int
+    source: Source
+    sets: list[_TargetSet]
+
+
+def load_target_sets(path: Path | None = None) -> list[tuple[str, ...]]:
+    """Co-occurring condition sets (``standards/data/fam_comorbidities.yaml``) the comparative
+    task draws its two- and three-condition targets from."""
+    path = path or standards_dir() / "fam_comorbidities.yaml"
+    data = load_model(path, _TargetFile)
+    sets = []
+    for index, entry in enumerate(data.sets):
+        unknown = [c for c in entry.conditions if c not in CONDITION_IDS]
+        if unknown or len(set(entry.conditions)) != len(entry.conditions) \
+                or len(entry.conditions) not in (2, 3):
+            raise DataError(path, "a set names two or three distinct known conditions",
+                            field=f"sets[{index}].conditions", value=entry.conditions)
+        sets.append(tuple(entry.conditions))
+    return sets
+
+
 TARGET_COUNTS = {"condition_discrimination": (1,), "ingredient_coverage_discrimination": (1,),
                  "eligible_dish_ranking": (2,), "combined_constraint_discrimination": (2, 3)}
 
 
 def _target_choices(kind: str, conditions: Sequence[str], mentions: Counter,
-                    rng: random.Random) -> Iterable[list[str]]:
-    """Target sets for ``kind``: each condition, least-mentioned first, with each run of
-    ``count - 1`` consecutive partners from the rest of that order."""
-    order = sorted(conditions, key=lambda c: (mentions[c], rng.random()))
+                    rng: random.Random, target_sets: Sequence[tuple[str, ...]] = ()
+                    ) -> Iterable[list[str]]:
+    """Target sets for ``kind``: one condition, least-mentioned first; or a co-occurring set of
+    two or three (``target_sets``), the least-mentioned sets first."""
     counts = list(TARGET_COUNTS[kind])
     rng.shuffle(counts)
     for count in counts:
-        for first in order:
-            rest = [c for c in order if c != first]
-            for start in range(len(rest) - count + 2 if count > 1 else 1):
-                yield [first, *rest[start:start + count - 1]]
+        if count == 1:
+            yield from ([c] for c in sorted(conditions,
+                                            key=lambda c: (mentions[c], rng.random())))
+            continue
+        sized = [list(s) for s in target_sets if len(s) == count]
+        sized.sort(key=lambda s: (min(mentions[c] for c in s), sum(mentions[c] for c in s),
+                                  rng.random()))
+        yield from sized
 
 
 def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
@@ -422,16 +453,21 @@ def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
 
 
 def rank_instances(dishes: dict[str, Dish], conditions: Sequence[str], config: BenchConfig,
-                   size: int, labels: dict[str, str], rng: random.Random
+                   size: int, labels: dict[str, str], rng: random.Random,
+                   target_sets: Sequence[tuple[str, ...]] | None = None
                    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Comparative instances and, per distractor type, how many could not be drawn."""
+    """Comparative instances and, per distractor type, how many could not be drawn; two- and
+    three-condition targets come from ``target_sets`` (default: the packaged co-occurring
+    sets restricted to ``conditions``)."""
     drawer = _Drawer(dishes, config, common_canonicals(dishes, config.common), rng)
+    if target_sets is None:
+        target_sets = [s for s in load_target_sets() if set(s) <= set(conditions)]
     mentions: Counter = Counter()
     items: list[dict[str, Any]] = []
     missing: Counter = Counter()
     for kind in distractor_plan(size, config.shares, rng):
         drawn = None
-        for targets in _target_choices(kind, conditions, mentions, rng):
+        for targets in _target_choices(kind, conditions, mentions, rng, target_sets):
             drawn = drawer.draw(kind, targets)
             if drawn is not None:
                 break

@@ -48,7 +48,7 @@ def rule_files() -> list[Path]:
     from nutrireason.standards import standards_dir
 
     return [*sorted(kb_dir().glob("*.yaml")), standards_dir() / "fam_vocabulary.yaml",
-            standards_dir() / "fam_rules.yaml"]
+            standards_dir() / "fam_food_lists.yaml", standards_dir() / "fam_rules.yaml"]
 
 
 def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
