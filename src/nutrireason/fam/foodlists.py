@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nutrireason.errors import DataError
 from nutrireason.fam.kb import CONCEPTS, SIDES, ConditionKB
-from nutrireason.fam.vocabulary import _pattern
+from nutrireason.fam.vocabulary import _pattern, read_yaml, string_list
 from nutrireason.standards.loader import standards_dir
 
 QUALIFIER_STATE = "qual:"
@@ -68,12 +66,7 @@ class FoodLists:
     @classmethod
     def load(cls, path: str | Path | None = None) -> FoodLists:
         path = Path(path) if path is not None else food_lists_path()
-        if not path.is_file():
-            raise DataError(path, "food-list file not found", expected="a YAML file")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise DataError(path, f"not valid YAML: {exc}") from exc
+        raw = read_yaml(path, "food-list")
         if not isinstance(raw, dict) or not isinstance(raw.get("foods"), dict):
             raise DataError(path, "top level must be a mapping with a 'foods' mapping",
                             field="foods")
@@ -129,21 +122,13 @@ def line_qualifiers(states: list[str] | None, description: str | None) -> frozen
     return frozenset(found)
 
 
-def _strings(path: Path, field: str, value: Any) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise DataError(path, "must be a list of non-empty strings", field=field, value=value)
-    return value
-
-
 def _qualifier(path: Path, name: str, value: Any) -> Qualifier:
     where = f"qualifiers.{name}"
     if not isinstance(value, dict) or not isinstance(value.get("label"), str) \
             or not isinstance(value.get("source"), str):
         raise DataError(path, "a qualifier needs a label and a source", field=where, value=value)
-    concepts = {*_strings(path, f"{where}.removes", value.get("removes")),
-                *_strings(path, f"{where}.adds", value.get("adds"))}
+    concepts = {*string_list(path, f"{where}.removes", value.get("removes")),
+                *string_list(path, f"{where}.adds", value.get("adds"))}
     unknown = sorted(concepts - set(CONCEPTS))
     if unknown:
         raise DataError(path, "unknown concept", field=where, value=unknown[0])
@@ -159,7 +144,7 @@ def _reading(path: Path, food: str, value: Any, qualifiers: dict[str, Qualifier]
             set(value) - {"match", "covered_by", "not_in_dish", "blocked_by"}:
         raise DataError(path, "a food needs exactly one of match, covered_by or not_in_dish "
                         "(and may name blocked_by)", field=where, value=value)
-    blocked = _strings(path, f"{where}.blocked_by", value.get("blocked_by"))
+    blocked = string_list(path, f"{where}.blocked_by", value.get("blocked_by"))
     for name in blocked:
         if name not in qualifiers:
             raise DataError(path, "unknown qualifier", field=f"{where}.blocked_by", value=name)
@@ -171,8 +156,8 @@ def _reading(path: Path, food: str, value: Any, qualifiers: dict[str, Qualifier]
     covered = value.get("covered_by")
     if covered is not None and covered not in CONCEPTS:
         raise DataError(path, "unknown concept", field=f"{where}.covered_by", value=covered)
-    canonicals = _strings(path, f"{where}.match.canonicals", match.get("canonicals"))
-    patterns = _strings(path, f"{where}.match.description_any", match.get("description_any"))
+    canonicals = string_list(path, f"{where}.match.canonicals", match.get("canonicals"))
+    patterns = string_list(path, f"{where}.match.description_any", match.get("description_any"))
     return FoodReading(food, frozenset(c.lower() for c in canonicals),
                        tuple(_pattern(p) for p in patterns), frozenset(blocked), covered,
                        value.get("not_in_dish"))

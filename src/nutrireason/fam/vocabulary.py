@@ -111,7 +111,18 @@ class Rule:
         return not any(p.search(text) for p in self.exclude_any)
 
 
-def _strings(path: Path, field: str, value: Any) -> list[str]:
+def read_yaml(path: Path, what: str) -> Any:
+    """A packaged YAML rules file, parsed; a missing or malformed one is a DataError."""
+    if not path.is_file():
+        raise DataError(path, f"{what} file not found", expected="a YAML file")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise DataError(path, f"not valid YAML: {exc}") from exc
+
+
+def string_list(path: Path, field: str, value: Any) -> list[str]:
+    """``value`` as a list of non-empty strings (None -> [])."""
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
@@ -135,7 +146,7 @@ def _parse_rule(path: Path, index: int, raw: Any) -> Rule:
     if not isinstance(from_description, bool) or (from_description and canonical is not None):
         raise DataError(path, "name_from_description must be true or false, and not given with "
                         "canonical", field=f"{where}.name_from_description", value=from_description)
-    concepts = _strings(path, f"{where}.concepts", raw.get("concepts"))
+    concepts = string_list(path, f"{where}.concepts", raw.get("concepts"))
     for concept in concepts:
         if concept not in CONCEPTS:
             raise DataError(path, f"rule {index}: unknown concept {concept!r}",
@@ -150,8 +161,8 @@ def _parse_rule(path: Path, index: int, raw: Any) -> Rule:
     if not isinstance(match, dict) or not match or set(match) - _MATCH_KEYS:
         raise DataError(path, "match must be a mapping of ndb / description_any / groups",
                         field=f"{where}.match", value=match)
-    ndb = _strings(path, f"{where}.match.ndb", match.get("ndb"))
-    groups = _strings(path, f"{where}.match.groups", match.get("groups"))
+    ndb = string_list(path, f"{where}.match.ndb", match.get("ndb"))
+    groups = string_list(path, f"{where}.match.groups", match.get("groups"))
     for code in [*ndb, *groups]:
         if not code.isdigit():
             raise DataError(path, "codes must be digit strings (quote them in YAML)",
@@ -166,11 +177,11 @@ def _parse_rule(path: Path, index: int, raw: Any) -> Rule:
         name_from_description=from_description,
         concepts=frozenset(concepts),
         ndb=frozenset(ndb),
-        description_any=patterns(_strings(path, f"{where}.match.description_any",
+        description_any=patterns(string_list(path, f"{where}.match.description_any",
                                           match.get("description_any"))),
         groups=frozenset(groups),
-        require_any=patterns(_strings(path, f"{where}.require_any", raw.get("require_any"))),
-        exclude_any=patterns(_strings(path, f"{where}.exclude_any", raw.get("exclude_any"))),
+        require_any=patterns(string_list(path, f"{where}.require_any", raw.get("require_any"))),
+        exclude_any=patterns(string_list(path, f"{where}.exclude_any", raw.get("exclude_any"))),
         source=source,
     )
 
@@ -188,12 +199,7 @@ class Vocabulary:
     def load(cls, path: str | Path | None = None) -> Vocabulary:
         """Read and validate the vocabulary (the packaged file when ``path`` is None)."""
         path = Path(path) if path is not None else vocabulary_path()
-        if not path.is_file():
-            raise DataError(path, "vocabulary file not found", expected="a YAML file")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise DataError(path, f"not valid YAML: {exc}") from exc
+        raw = read_yaml(path, "vocabulary")
         if not isinstance(raw, dict) or not isinstance(raw.get("rules"), list):
             raise DataError(path, "top level must be a mapping with a 'rules' list", field="rules")
         return cls(path, tuple(_parse_rule(path, i, r) for i, r in enumerate(raw["rules"])))
