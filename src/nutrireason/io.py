@@ -13,10 +13,20 @@ from typing import Any
 
 import pandas as pd
 
+from nutrireason.errors import DataError
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the process umask (0o644 under the usual 0o022)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
 
 @contextmanager
 def atomic_path(target: str | Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; rename it over ``target`` only on success."""
+    """Yield a temporary path beside ``target``; rename it over ``target`` only on success.
+    The artifact gets the umask's permissions (``mkstemp`` alone would leave it 0600)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -24,10 +34,36 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.exists():
+            tmp_path.chmod(file_mode())
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def read_text_utf8(path: str | Path, what: str = "file") -> str:
+    """A text input decoded as UTF-8 (a BOM is dropped); bytes that are not UTF-8 give a
+    DataError naming the file, the byte offset and an encoding that would decode it."""
+    path = Path(path)
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        hint = _encoding_hint(data)
+        raise DataError(path, f"{what} is not UTF-8: byte 0x{data[exc.start]:02x} at offset "
+                        f"{exc.start} cannot be decoded", expected=f"UTF-8 text{hint}") from None
+
+
+def _encoding_hint(data: bytes) -> str:
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        return f" (the file decodes as {encoding}: convert it, e.g. `iconv -f {encoding} " \
+            "-t utf-8`)"
+    return ""
 
 
 def write_text_atomic(target: str | Path, text: str) -> Path:
@@ -59,13 +95,12 @@ def read_jsonl(path: str | Path, what: str, missing: str) -> list[dict[str, Any]
     """The JSON objects of a JSONL file, blank lines skipped. A missing file is a DataError
     "<what> not found" expecting ``missing`` (what to run first); a bad line names its
     number."""
-    from nutrireason.errors import DataError
 
     path = Path(path)
     if not path.is_file():
         raise DataError(path, f"{what} not found", expected=missing)
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_utf8(path, what).splitlines(), start=1):
         if not line.strip():
             continue
         try:

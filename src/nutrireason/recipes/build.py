@@ -48,6 +48,9 @@ class RecipeRules(_Strict):
     source: Source
     min_resolved_share: RuleValue
     max_line_grams: RuleValue
+    max_quantity_mass_g: RuleValue
+    max_quantity_cups: RuleValue
+    max_quantity_items: RuleValue
     max_spice_line_grams: RuleValue
     max_total_grams: RuleValue
     max_energy_density: RuleValue

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from nutrireason.errors import DataError
+from nutrireason.io import read_text_utf8
 from nutrireason.recipes.schema import RecipeRecord
 from nutrireason.recipes.servings import parse_yield
 
@@ -43,7 +44,8 @@ def load_corpus(path: str | Path) -> CorpusLoad:
 
 
 def _jsonl_rows(path: Path):
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_utf8(path, "recipe corpus").splitlines(),
+                                  start=1):
         if not line.strip():
             continue
         try:
@@ -54,7 +56,7 @@ def _jsonl_rows(path: Path):
 
 def _json_rows(path: Path):
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_utf8(path, "recipe corpus"))
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     if isinstance(data, dict):
@@ -66,6 +68,18 @@ def _json_rows(path: Path):
 
 
 def _from_pairs(path: Path, pairs) -> CorpusLoad:
+    load = _collect(path, pairs)
+    if not load.records:
+        first = load.problems[0] if load.problems else None
+        detail = f"; the first rejected record ({first['where']}): {first['problem']}" \
+            if first else ""
+        raise DataError(path, f"no usable recipe record ({len(load.problems)} rejected)"
+                        f"{detail}" if first else "the recipe corpus is empty",
+                        expected="at least one record with id, title and ingredients")
+    return load
+
+
+def _collect(path: Path, pairs) -> CorpusLoad:
     load = CorpusLoad(path)
     seen: set[str] = set()
     for where, row in pairs:
@@ -101,7 +115,7 @@ def load_wikibooks(directory: str | Path) -> CorpusLoad:
         raise DataError(path, "Wikibooks recipes not found",
                         expected="run `nutrireason data pull --only recipes`")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_utf8(path, "Wikibooks recipes"))
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not valid JSON: {exc.msg}") from exc
     pairs = [(f"key {key!r}", _wikibooks_row(key, row)) for key, row in data.items()]

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from ingredient_slicer import IngredientSlicer
 from ingredient_slicer import _utils as _slicer_utils
@@ -58,7 +59,15 @@ LINE_STATE_WORDS = {
     "rotisserie": "cooked", "shredded": "shredded", "smoked": "smoked",
 }
 # Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
-MAX_QUANTITY = {"mass": 20_000.0, "volume": 50.0, "count": 500.0}
+@lru_cache(maxsize=1)
+def max_quantity() -> dict[str, float]:
+    """The largest plausible quantity per unit kind (grams, cups, items), from
+    ``standards/data/recipes.yaml``."""
+    from nutrireason.recipes.build import load_recipe_rules  # build imports this module
+
+    rules = load_recipe_rules()
+    return {"mass": rules.max_quantity_mass_g.value, "volume": rules.max_quantity_cups.value,
+            "count": rules.max_quantity_items.value}
 
 
 _CACHE: dict[str, ParsedLine] = {}
@@ -326,7 +335,7 @@ def implausible_quantity(quantity: float, kind: str, unit: str | None) -> str | 
         amount = convert(quantity, unit, "gram")
     elif kind == "volume" and unit not in ("cup", "tablespoon", "teaspoon"):
         amount = convert(quantity, unit, "cup")
-    if amount > MAX_QUANTITY[kind]:
+    if amount > max_quantity()[kind]:
         return f"implausible quantity {quantity:g} {unit or 'items'}"
     return None
 
