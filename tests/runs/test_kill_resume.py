@@ -66,7 +66,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     process.send_signal(signal.SIGINT)
     output, _ = process.communicate(timeout=30)
     assert process.returncode == 130, output
-    assert "run the same command again to resume" in output
+    assert "run the same command again to resume" in " ".join(output.split())
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     done = manifest["summary"]["ok"]
