@@ -52,7 +52,8 @@ ALL_PATHS = command_paths()
 
 @pytest.fixture
 def runner() -> CliRunner:
-    return CliRunner()
+    # Help is rendered at a fixed, wide width: narrow terminals cut option names ("--he…").
+    return CliRunner(env={"COLUMNS": "200"})
 
 
 @pytest.fixture
