@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from nutrireason.errors import NutriReasonError
@@ -46,7 +47,8 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except NutriReasonError as exc:
-            errors.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            errors.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False,
+                         soft_wrap=True)
             sys.exit(1)
 
     return wrapper
@@ -683,8 +685,9 @@ def run_command(
         help="Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; "
         "repeatable.")] = None,
     model: Annotated[list[str] | None, typer.Option(
-        help="Provider string, e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo; "
-        "repeatable.")] = None,
+        help="Provider string (required), e.g. openai/gpt-4o-mini, llamacpp/smollm2, "
+        "scripted/echo (no model, for plumbing); `none` for methods that need no model "
+        "(oracle, --mode reference); repeatable.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Samples in flight at once.")] = 8,
     limit: Annotated[int | None, typer.Option(min=0, help="Run only this many items.")] = None,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many items first.")] = 0,
@@ -696,36 +699,55 @@ def run_command(
     retry_errors: Annotated[bool, typer.Option(
         help="On resume, run again the samples that ended in an error.")] = False,
     max_attempts: Annotated[int, typer.Option(min=1, help="Attempts per model call.")] = 5,
+    allow_errors: Annotated[str | None, typer.Option(
+        help="Exit 0 even if up to N samples (`5`) or P % of them (`2%`) ended in an error; "
+        "by default any error exits 1, and a run whose every sample errored always does.")]
+    = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Evaluate methods x models on a benchmark; re-run the same command to resume."""
+    """Evaluate methods x models on a benchmark; re-run the same command to resume. One run at
+    a time per --out folder; exits 1 when samples ended in errors (see --allow-errors)."""
+
     from nutrireason.models.retry import RetryPolicy
     from nutrireason.models.types import GenerationSettings
     from nutrireason.runs import RunConfig, run
+    from nutrireason.runs.policy import (
+        ErrorAllowance,
+        error_verdict,
+        resolve_models,
+        summary_lines,
+    )
 
-    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                  json_mode=json_mode)
-    task = task or ("dish" if benchmark == "fam" else "binary")
-    path = benchmark_file(benchmark, task, level, benchmark_dir)
-    default_method = {"ngqa": ["plain"], "fam": fam_methods(mode, input_mode)}.get(
-        benchmark, ["prompt"])
-    config = RunConfig(benchmark=path, out=out, methods=method or default_method,
-                       models=model or ["scripted/echo"], settings=settings,
-                       concurrency=concurrency, limit=limit, offset=offset, cache=cache,
-                       retry_errors=retry_errors, retry=RetryPolicy(max_attempts=max_attempts),
-                       progress=progress)
-    if benchmark == "fam" and input_mode != "text":
-        check_images(path, offset, limit)
-    summary = run(config)
-    state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
-    unparsed = f" ({summary.unparsed} unparseable, {summary.unparsed / summary.ok:.1%})" \
-        if summary.ok else ""
-    console.print(f"{state}: {summary.ok} ok{unparsed}, {summary.errors} errors, "
-                  f"{summary.skipped} already done of {summary.planned}; "
-                  f"{summary.model_calls} model calls, "
-                  f"{summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {out}")
+    try:  # messages are printed verbatim: method names like fam-cot[image] are not markup
+        allowance = ErrorAllowance.parse(allow_errors)
+        settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                      json_mode=json_mode)
+        task = task or ("dish" if benchmark == "fam" else "binary")
+        methods = method or {"ngqa": ["plain"], "fam": fam_methods(mode, input_mode)}.get(
+            benchmark, ["prompt"])
+        models = resolve_models(model, methods)
+        path = benchmark_file(benchmark, task, level, benchmark_dir)
+        config = RunConfig(benchmark=path, out=out, methods=methods, models=models,
+                           settings=settings, concurrency=concurrency, limit=limit,
+                           offset=offset, cache=cache, retry_errors=retry_errors,
+                           retry=RetryPolicy(max_attempts=max_attempts), progress=progress)
+        if benchmark == "fam" and input_mode != "text":
+            check_images(path, offset, limit)
+        summary = run(config)
+    except NutriReasonError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    if summary.recovered:
+        errors.print(f"[yellow]note:[/yellow] {escape(summary.recovered)}", highlight=False,
+                     soft_wrap=True)
+    for line in summary_lines(summary):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     if summary.interrupted:
         raise typer.Exit(130)
+    verdict = error_verdict(summary, allowance)
+    if verdict:
+        errors.print(f"[red]error:[/red] {escape(verdict)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @app.command("score")
@@ -742,6 +764,8 @@ def score_command(
     """Compute metrics from a run's records alone (no model calls); writes metrics.json."""
     import time
 
+    from nutrireason.runs.manifest import read_manifest
+    from nutrireason.runs.policy import status_note
     from nutrireason.scoring.score import score_run, write_scores
 
     for run_dir in run_dirs:
@@ -751,6 +775,10 @@ def score_command(
         write_scores(run_dir, scores)
         console.print(f"scored {scores['records']:,} records in "
                       f"{time.perf_counter() - started:.1f} s -> {run_dir / 'metrics.json'}")
+        note = status_note(run_dir, read_manifest(run_dir) if run_dir.is_dir() else None)
+        if note:
+            errors.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False,
+                         soft_wrap=True)
 
 
 @app.command("report")

@@ -51,7 +51,8 @@ def test_one_record_per_sample_with_usage_latency_and_prompt(tmp_path):
     assert first["latency_s"] >= 0.001 and first["attempts"] == 1 and first["n_calls"] == 1
     assert first["requests"][0]["messages"] == [{"role": "user", "content": "question 3"}]
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["status"] == "finished" and manifest["summary"]["ok"] == 20
+    assert manifest["status"] == "complete" and manifest["summary"]["ok"] == 20
+    assert manifest["counts"] == {"planned": 20, "ok": 20, "error": 0, "missing": 0}
     assert len(manifest["benchmark_sha256"]) == 64 and "versions" in manifest
 
 

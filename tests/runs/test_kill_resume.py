@@ -28,6 +28,19 @@ def records(out: Path) -> tuple[list[str], dict[str, str]]:
     return [r["key"] for r in parsed], {r["key"]: r["parsed"] for r in parsed}
 
 
+def wait_until_running(out: Path, process: subprocess.Popen, timeout: float = 60) -> None:
+    """Until ``process`` owns the run (its pid in the manifest) or has ended."""
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            manifest = json.loads((out / "manifest.json").read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        if (manifest.get("owner") or {}).get("pid") == process.pid:
+            return
+        time.sleep(0.01)
+
+
 def test_sigkill_at_random_points_then_resume_equals_clean_run(tmp_path):
     bench = write_items(tmp_path / "items.jsonl", ITEMS)
     clean = tmp_path / "clean"
@@ -41,7 +54,8 @@ def test_sigkill_at_random_points_then_resume_equals_clean_run(tmp_path):
     for _ in range(5):
         process = subprocess.Popen(command(bench, killed), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 2.0))
+        wait_until_running(killed, process)  # start-up time varies with the machine's load
+        time.sleep(rng.uniform(0.0, 1.0))
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
         if (killed / "records.jsonl").exists():

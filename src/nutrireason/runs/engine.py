@@ -1,15 +1,39 @@
 """The run engine: items x methods x models, bounded concurrency, one record per finished sample.
 
-A run directory holds ``manifest.json`` and ``records.jsonl``. Running the same command on the
-same directory resumes: finished samples are skipped, errored ones are retried when asked.
+A run directory holds ``manifest.json``, ``records.jsonl`` and, while a run is in progress,
+``run.lock``. Running the same command on the same directory resumes: finished samples are
+skipped, errored ones are retried when asked.
+
+Rules:
+
+- **One run per folder.** The whole run (resume and ``--retry-errors`` included) holds an
+  exclusive lock on the folder (:mod:`nutrireason.runs.lock`); a second process is refused with
+  a :class:`~nutrireason.runs.lock.RunLocked` naming the folder and the holder's pid before it
+  reads or writes anything there. A lock left by a dead process is taken over.
+- **Malformed items never abort a run.** The benchmark file's structure (JSON lines, ids) is
+  checked up front, naming file and line, before anything is sent. An item a method cannot
+  use (a missing ``prompt``, a field of the wrong type) becomes an item-level error record
+  (``status: error``, ``error.kind: bad_item``, the file and line in ``error.message``,
+  ``error.line``) and the run goes on; any other unexpected exception while answering one
+  item is recorded the same way with ``kind: method_error``. Model-call failures are recorded
+  with their own kind, as before.
+- **The manifest always ends with a final status**: ``complete`` (every planned sample ok),
+  ``partial`` (some errors or missing samples), ``failed`` (every sample errored, or the run
+  stopped on an exception: ``error`` says which) or ``interrupted`` (Ctrl-C / SIGTERM); each
+  with ``counts`` of planned, ok, error and missing samples over the whole folder. A manifest
+  still saying ``running`` when a run starts was left by a process killed outright (SIGKILL);
+  it is reported (``RunSummary.recovered``) and the run resumes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import signal
 import time
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +51,7 @@ from rich.progress import (
 from rich.progress import Task as ProgressTask
 from rich.text import Text
 
+from nutrireason.errors import NutriReasonError
 from nutrireason.methods.base import Method, get_method
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
@@ -35,6 +60,7 @@ from nutrireason.models.registry import get_backend
 from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
 from nutrireason.models.types import ChatRequest, GenerationSettings, ModelResponse, cache_key
 from nutrireason.runs.benchmark import Benchmark, load_benchmark
+from nutrireason.runs.lock import RunLock, owner
 from nutrireason.runs.manifest import (
     check_resumable,
     git_commit,
@@ -45,6 +71,8 @@ from nutrireason.runs.manifest import (
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
+# Exceptions from a method that mean the item does not have what the method needs.
+BAD_ITEM_ERRORS = (NutriReasonError, LookupError, TypeError, ValueError)
 # Item fields copied into every record (``meta``) so scoring and reports need records alone.
 META_KEYS = ("level", "task", "user_id", "food_id", "food", "question", "signal",
              "conditions", "diets", "condition", "options", "distractor", "recipe_id")
@@ -71,7 +99,12 @@ class RunConfig:
 
 @dataclass
 class RunSummary:
-    """What a run did: samples planned, skipped as done, finished ok, failed; calls made."""
+    """What a run did: samples planned, skipped as done, finished ok, failed; calls made.
+
+    ``ok``/``errors`` count this invocation; ``total_ok``/``total_errors``/``missing`` count the
+    folder's planned samples after it (earlier invocations included); ``status`` is the
+    manifest's final status; ``recovered`` says when a previous run was found killed.
+    """
 
     out: Path
     planned: int
@@ -83,6 +116,11 @@ class RunSummary:
     cache_hits: int = 0
     wall_s: float = 0.0
     interrupted: bool = False
+    total_ok: int = 0
+    total_errors: int = 0
+    missing: int = 0
+    status: str = "running"
+    recovered: str | None = None
 
 
 @dataclass
@@ -92,6 +130,8 @@ class Task:
     backend: Backend
     model: str
     key: str
+    where: str = ""  # "<benchmark file> line <n>", for item-level errors
+    line: int | None = None
 
 
 class CallProxy:
@@ -141,34 +181,108 @@ async def run_async(config: RunConfig) -> RunSummary:
     benchmark = load_benchmark(config.benchmark)
     methods = [get_method(name, config.settings) for name in config.methods]
     backends = {spec: get_backend(spec) for spec in config.models}
+    try:
+        with RunLock(config.out) as lock, _sigterm_cancels(asyncio.current_task()):
+            return await _locked_run(config, benchmark, methods, backends, lock, started)
+    finally:
+        for backend in backends.values():
+            await backend.aclose()
+
+
+async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Method],
+                      backends: dict[str, Backend], lock: RunLock,
+                      started: float) -> RunSummary:
+    """Everything that reads or writes the run folder; the caller holds its lock."""
     manifest = _manifest(config, benchmark, methods, backends)
-    log = RecordLog(config.out / RECORDS_FILE)
     previous = read_manifest(config.out)
     if previous is not None:
         check_resumable(previous, manifest, config.out)
+    tasks = _plan(benchmark, config, methods, backends)
+    summary = RunSummary(config.out, len(tasks), 0,
+                         recovered=_recovered(previous, lock, config.out))
+    manifest |= {"owner": owner()} | ({"recovered": summary.recovered} if summary.recovered
+                                      else {})
+    log = RecordLog(config.out / RECORDS_FILE)
     done = log.open()
     cache = ResponseCache(config.cache_path) if config.cache else None
+    states: dict[str, str] = {}
     try:
-        tasks = _plan(benchmark, config, methods, backends)
-        pending = _pending(tasks, done, config.retry_errors, log)
+        pending, done = _pending(tasks, done, config.retry_errors, log)
+        summary.skipped = len(tasks) - len(pending)
+        states.update({t.key: done[t.key].status for t in tasks if t.key in done})
         write_manifest(config.out, manifest | {"status": "running"})
-        summary = RunSummary(config.out, len(tasks), len(tasks) - len(pending))
-        try:
-            await _execute(pending, log, cache, config, summary)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            summary.interrupted = True
-        summary.wall_s = time.perf_counter() - started
-        status = "interrupted" if summary.interrupted else "finished"
-        models = {spec: backend.describe() for spec, backend in backends.items()}  # fallbacks
-        write_manifest(config.out, manifest | {"status": status, "models": models,
-                                               "summary": _as_dict(summary)})
-        return summary
+        await _execute(pending, log, cache, config, summary, states)
+    except BaseException as exc:
+        _settle(summary, states)
+        write_manifest(config.out, manifest | {"counts": _counts(summary)} | _stopped_by(exc))
+        raise
     finally:
         log.close()
         if cache is not None:
             cache.close()
-        for backend in backends.values():
-            await backend.aclose()
+    _settle(summary, states)
+    summary.wall_s = time.perf_counter() - started
+    models = {spec: backend.describe() for spec, backend in backends.items()}  # fallbacks
+    write_manifest(config.out, manifest | {"status": summary.status, "counts": _counts(summary),
+                                           "models": models, "summary": _as_dict(summary)})
+    return summary
+
+
+def _recovered(previous: dict[str, Any] | None, lock: RunLock, out: Path) -> str | None:
+    """A note when the last run here was killed outright (its manifest still says running)."""
+    if previous is None or previous.get("status") != "running":
+        return None
+    holder = previous.get("owner") or lock.previous or {}
+    return (f"the previous run in {out} (pid {holder.get('pid', 'unknown')}) stopped without "
+            "finishing (killed?); it counts as interrupted and this run resumes it")
+
+
+def _stopped_by(exc: BaseException) -> dict[str, Any]:
+    """The final manifest fields for a run that ended by an exception."""
+    if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError, SystemExit)):
+        return {"status": "interrupted"}
+    return {"status": "failed", "error": f"{type(exc).__name__}: {exc}"[:2000]}
+
+
+def _settle(summary: RunSummary, states: dict[str, str]) -> None:
+    """Folder-wide counts and the final status, from the last record of each planned sample."""
+    counts = Counter(states.values())
+    summary.total_ok, summary.total_errors = counts["ok"], counts["error"]
+    summary.missing = summary.planned - summary.total_ok - summary.total_errors
+    if summary.interrupted:
+        summary.status = "interrupted"
+    elif summary.total_errors == 0 and summary.missing == 0:
+        summary.status = "complete"
+    elif summary.total_ok == 0:
+        summary.status = "failed"
+    else:
+        summary.status = "partial"
+
+
+def _counts(summary: RunSummary) -> dict[str, int]:
+    return {"planned": summary.planned, "ok": summary.total_ok, "error": summary.total_errors,
+            "missing": summary.missing}
+
+
+@contextmanager
+def _sigterm_cancels(task: asyncio.Task[Any] | None) -> Iterator[None]:
+    """While the run holds its folder, SIGTERM stops it like Ctrl-C (records kept, manifest
+    marked interrupted) instead of killing it mid-write; the previous handler comes back after."""
+    loop = asyncio.get_running_loop()
+    previous = signal.getsignal(signal.SIGTERM)
+    installed = False
+    if task is not None:
+        try:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+            installed = True
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
@@ -195,25 +309,27 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
 def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
           backends: dict[str, Backend]) -> list[Task]:
     tasks = []
-    for item in benchmark.select(config.offset, config.limit):
+    for line, item in benchmark.numbered(config.offset, config.limit):
+        where = f"{benchmark.path} line {line}" if line else str(benchmark.path)
         for method in methods:
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
-                tasks.append(Task(item, method, backend, spec, key))
+                tasks.append(Task(item, method, backend, spec, key, where, line))
     return tasks
 
 
 def _pending(tasks: list[Task], done: dict[str, Record], retry_errors: bool,
-             log: RecordLog) -> list[Task]:
+             log: RecordLog) -> tuple[list[Task], dict[str, Record]]:
+    """The tasks still to run and the records kept (errors dropped when retrying them)."""
     if retry_errors and any(r.status == "error" for r in done.values()):
         kept = [r for r in done.values() if r.status == "ok"]
         log.rewrite(kept)
         done = {r.key: r for r in kept}
-    return [t for t in tasks if t.key not in done]
+    return [t for t in tasks if t.key not in done], done
 
 
 async def _execute(pending: list[Task], log: RecordLog, cache: ResponseCache | None,
-                   config: RunConfig, summary: RunSummary) -> None:
+                   config: RunConfig, summary: RunSummary, states: dict[str, str]) -> None:
     if not pending:
         return
     queue: Iterator[Task] = iter(pending)
@@ -224,6 +340,7 @@ async def _execute(pending: list[Task], log: RecordLog, cache: ResponseCache | N
             for task in queue:
                 record = await _sample(task, cache, config.retry)
                 log.append(record)
+                states[record.key] = record.status
                 _count(summary, record)
                 progress.advance(bar)
 
@@ -231,6 +348,8 @@ async def _execute(pending: list[Task], log: RecordLog, cache: ResponseCache | N
                    for _ in range(min(config.concurrency, len(pending)))]
         try:
             await asyncio.gather(*workers)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            summary.interrupted = True
         finally:
             for w in workers:
                 w.cancel()
@@ -255,17 +374,29 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     proxy = CallProxy(task.backend, cache, policy)
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
-            "model": task.model, "gold": task.method.gold(task.item),
+            "model": task.model, "gold": None,
             "meta": {k: task.item[k] for k in META_KEYS if k in task.item}}
     try:
+        base["gold"] = task.method.gold(task.item)
         prediction = await task.method.answer(task.item, proxy)
     except ModelError as exc:
         fields = {"status": "error", "error": exc.to_record()}
+    except Exception as exc:  # noqa: BLE001 - one item's problem must not stop the run
+        fields = {"status": "error", "error": _item_error(task, exc)}
     else:
         fields = {"status": "ok", "parsed": prediction.parsed, "parse_ok": prediction.parse_ok,
                   "retrieved": prediction.retrieved, **prediction.extra}
     return Record(**base, **fields, **_accounting(proxy), wall_s=time.perf_counter() - started,
                   finished_at=time.time())
+
+
+def _item_error(task: Task, exc: Exception) -> dict[str, Any]:
+    """An item-level error: what the method could not use, and where the item is."""
+    kind = "bad_item" if isinstance(exc, BAD_ITEM_ERRORS) else "method_error"
+    problem = str(exc) if isinstance(exc, NutriReasonError) else f"{type(exc).__name__}: {exc}"
+    message = f"{task.where} (item {task.item['id']!r}, method {task.method.name}): {problem}"
+    return {"kind": kind, "status": None, "message": message[:2000], "line": task.line,
+            "exception": type(exc).__name__}
 
 
 def _accounting(proxy: CallProxy) -> dict[str, Any]:

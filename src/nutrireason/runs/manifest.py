@@ -14,6 +14,7 @@ from typing import Any
 from nutrireason import __version__
 from nutrireason.errors import NutriReasonError
 from nutrireason.io import write_text_atomic
+from nutrireason.runs.lock import holder_alive
 
 MANIFEST_FILE = "manifest.json"
 # Fields that define what a run computes; a resumed run must agree on all of them.
@@ -69,6 +70,17 @@ def read_manifest(out_dir: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def effective_status(manifest: dict[str, Any] | None) -> str | None:
+    """A manifest's status, except that "running" with an owner no longer alive (a SIGKILL or a
+    crash that skipped the final write) reads as "interrupted"."""
+    if manifest is None:
+        return None
+    status = manifest.get("status")
+    if status == "running" and not holder_alive(manifest.get("owner")):
+        return "interrupted"
+    return status
 
 
 def check_resumable(previous: dict[str, Any], current: dict[str, Any], out_dir: Path) -> None:
