@@ -261,6 +261,7 @@ def test_fam_stats_cli_names_a_missing_build(tmp_path):
 
 
 def test_find_image_prefers_the_image_folder_and_never_uses_urls(tmp_path):
+    from nutrireason.errors import DataError
     from nutrireason.fam.instances import find_image
 
     folder = tmp_path / "images"
@@ -270,7 +271,8 @@ def test_find_image_prefers_the_image_folder_and_never_uses_urls(tmp_path):
     local.write_bytes(b"\xff\xd8")
     assert find_image("soup", {"image": "https://example.org/soup.png"}, folder) == str(
         (folder / "soup.png").resolve())
-    assert find_image("cake", {"image": str(local)}, folder) == str(local.resolve())
+    with pytest.raises(DataError, match="'cake'"):  # outside the folder: refused (issue 16)
+        find_image("cake", {"image": str(local)}, folder)
     assert find_image("pie", {"image": "https://example.org/pie.png"}, folder) is None
     assert find_image("pie", {"image": None}, None) is None
 

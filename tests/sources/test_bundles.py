@@ -283,14 +283,14 @@ def test_a_damaged_marker_reads_as_not_present_and_pull_repairs_it(home, wheel):
     assert states[0].present
 
 
-def test_members_that_would_escape_the_bundle_directory_are_skipped(home, tmp_path):
+def test_members_that_would_escape_the_bundle_directory_are_refused(home, tmp_path):
+    # (issue 16: refused with the member named, no longer skipped; more in test_bundle_paths.py)
     members = {**WHEEL_MEMBERS, "toydata/data/../../../evil.csv": b"pwned\n"}
     archive = make_wheel(downloads_path(home) / "toydata-1.0-py3-none-any.whl", members)
     bundle = wheel_bundle(archive)
-    pull(None, home=home, bundles=[bundle], log=Log())
-    unpacked = files_under(bundle_path(bundle.id, home))
-    unpacked.pop(MARKER)
-    assert unpacked == WHEEL_WANTED
+    with pytest.raises(DataError, match=r"toydata/data/\.\./\.\./\.\./evil\.csv"):
+        pull(None, home=home, bundles=[bundle], log=Log())
+    assert leftovers(home) == []
     assert not list(tmp_path.rglob("evil.csv"))
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -98,6 +99,7 @@ class Dish:
     evidence: dict[str, Any]
     lines: list[dict[str, str]]
     image: str | None = None
+    images_root: str | None = None
 
 
 # --------------------------------------------------------------------------- dishes
@@ -144,18 +146,80 @@ def _lines(recipe: dict[str, Any], vocabulary: Vocabulary,
     return rows
 
 
+class ImageRefused(ValueError):
+    """An instance's image that is not a local file inside its images folder (never read)."""
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")  # http:, file:, data:, ... (not a drive letter)
+
+
+def is_url(value: str) -> bool:
+    """A URL (``http://``, ``file://``, ``data:``, anything with ``://``): never fetched."""
+    return "://" in value or bool(_SCHEME.match(value))
+
+
+def _confine(path: Path, root: Path) -> Path | None:
+    """``path`` resolved (symlinks followed) if it lies inside the resolved ``root``."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL byte ...
+        return None
+    return resolved if resolved.is_relative_to(root) else None
+
+
 def find_image(recipe_id: str, record: dict[str, Any], images: Path | None) -> str | None:
-    """A local image for the recipe: ``images/<id>.<jpg|jpeg|png|webp>`` or a local file named
-    by the record's ``image``. Web URLs are never used (nothing is fetched at evaluation)."""
-    if images is not None:
-        for suffix in IMAGE_SUFFIXES:
-            path = images / f"{recipe_id}{suffix}"
-            if path.is_file():
-                return str(path.resolve())
+    """The recipe's image inside the images folder (an absolute path): ``<id>.<jpg|jpeg|png|
+    webp>``, else the file the record's ``image`` names (relative to the folder).
+
+    Only files inside the folder are used: an id or an ``image`` path that resolves outside it
+    (``..``, an absolute path, a symlink leading out) is a DataError naming the recipe and the
+    value. URLs are never fetched (the ``image`` is then ignored). Without a folder: no image."""
+    if images is None:
+        return None
+    root = images.resolve()
+    for suffix in IMAGE_SUFFIXES:
+        candidate = _confine(root / f"{recipe_id}{suffix}", root)
+        if candidate is None:
+            raise DataError(images, f"recipe {recipe_id!r}: its id names an image file outside "
+                            "the images folder", field="id", value=recipe_id,
+                            expected=f"<recipe id>.jpg/.png/.webp files inside {root}")
+        if candidate.is_file():
+            return str(candidate)
     named = record.get("image")
-    if isinstance(named, str) and "://" not in named and Path(named).is_file():
-        return str(Path(named).resolve())
-    return None
+    if not isinstance(named, str) or not named.strip() or is_url(named):
+        return None
+    candidate = _confine(root / named, root)
+    if candidate is None:
+        raise DataError(images, f"recipe {recipe_id!r}: its image is outside the images folder",
+                        field="image", value=named,
+                        expected=f"a file inside {root} (a name relative to it) or a URL, "
+                        "which is never fetched")
+    return str(candidate) if candidate.is_file() else None
+
+
+def confined_image(value: str | None, root: str | Path | None) -> Path:
+    """The local file an instance's image names, resolved, inside the instance's images folder
+    (``images_root``; for an instance without one, the file's own folder, named without ``..``).
+    ImageRefused says why not: no file, a URL, or a path leading outside the folder."""
+    if not isinstance(value, str) or not value.strip():
+        raise ImageRefused("no local image file")
+    if is_url(value):
+        raise ImageRefused("a URL: images are never fetched, only local files are sent")
+    path = Path(value)
+    if root is None:
+        if not path.is_absolute() or ".." in path.parts:
+            raise ImageRefused("not an absolute path and the instance names no images folder")
+        base = path.parent
+    else:
+        base = Path(root)
+        path = base / path
+    base = base.resolve()
+    resolved = _confine(path, base)
+    if resolved is None:
+        raise ImageRefused(f"outside the images folder {base}")
+    if not resolved.is_file():
+        raise ImageRefused("no local image file")
+    return resolved
 
 
 def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[str, Any]],
@@ -180,7 +244,8 @@ def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[st
             dish_view(recipe["record"], recipe.get("nutrition")),
             _evidence(items, recipe.get("nutrition"), nutrients),
             _lines(recipe, vocabulary, foods),
-            find_image(recipe_id, recipe["record"], images))
+            find_image(recipe_id, recipe["record"], images),
+            str(images.resolve()) if images is not None else None)
     return dict(sorted(dishes.items()))
 
 
@@ -268,6 +333,7 @@ def _dish_item(number: int, dish: Dish, condition: str, side: str,
         "id": f"dish-{number:05d}", "task": TASK_DISH, "condition": condition,
         "conditions": [condition], "condition_labels": [labels[condition]],
         "recipe_id": dish.recipe_id, "dish": dish.view, "image": dish.image,
+        "images_root": dish.images_root,
         "gold": {"decision": side, "condition": condition,
                  "rationale": dish.standing.evidence[condition], "ingredients": dish.lines},
         "evidence": dish.evidence,
@@ -494,6 +560,7 @@ def _rank_item(index: int, kind: str, targets: list[str], ordered: list[Dish],
         "recipe_ids": {k: d.recipe_id for k, d in by_letter.items()},
         "dishes": {k: d.view for k, d in by_letter.items()},
         "images": {k: d.image for k, d in by_letter.items()},
+        "images_root": ordered[0].images_root,
         "gold": {"ranking": [best, *letters],
                  "labels": {k: d.standing.label(targets) for k, d in by_letter.items()},
                  "utility": {k: d.standing.utility(targets) for k, d in by_letter.items()},
@@ -512,8 +579,13 @@ def item_images(item: dict[str, Any]) -> list[str | None]:
 
 
 def has_images(item: dict[str, Any]) -> bool:
-    """Every image the instance shows is a local file."""
-    return all(path is not None and Path(path).is_file() for path in item_images(item))
+    """Every image the instance shows is a local file inside its images folder."""
+    try:
+        for path in item_images(item):
+            confined_image(path, item.get("images_root"))
+    except ImageRefused:
+        return False
+    return True
 
 
 def instance_stats(dish: list[dict[str, Any]], rank: list[dict[str, Any]]) -> dict[str, Any]:

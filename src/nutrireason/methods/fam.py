@@ -11,8 +11,10 @@ the question only. Items are ``nutrireason fam build`` instances (task ``fam_dis
 dish-level call per option with the same conditions, mode and input (5 calls per sample); the
 option decisions go into ``parsed["option_decisions"]``.
 
-Images are local files sent as ``data:`` URLs; an item whose image is missing is recorded as an
-error (kind "bad_request"), never answered without it. ``fam-reference`` answers from the
+Images are local files sent as ``data:`` URLs, read only from inside the build's images folder
+(the item's ``images_root``); an item whose image is missing, a URL (never fetched), outside
+that folder or not an image file is recorded as an error (kind "bad_request") naming the item
+and the value, never answered without it. ``fam-reference`` answers from the
 knowledge base and the instance's evidence without a model: it re-runs the annotation rules, so
 it scores 100 % exactly when the benchmark agrees with its own gold.
 """
@@ -20,13 +22,11 @@ it scores 100 % exactly when the benchmark agrees with its own gold.
 from __future__ import annotations
 
 import base64
-import mimetypes
 import re
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
-from nutrireason.fam.instances import TASK_DISH, TASK_RANK
+from nutrireason.fam.instances import TASK_DISH, TASK_RANK, ImageRefused, confined_image
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
@@ -85,14 +85,39 @@ def split_method_name(name: str) -> tuple[str, str]:
     return match["mode"], match["input"] or "text"
 
 
-def image_url(path: str | None, what: str) -> str:
-    """A ``data:`` URL for a local image file; a missing file is a non-retryable error."""
-    if not path or not Path(path).is_file():
-        raise ModelError("bad_request", f"{what}: no local image file ({path!r}); build the "
-                         "instances with `fam build --images DIR` or use text input")
-    mime = mimetypes.guess_type(path)[0] or "image/jpeg"
-    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    return f"data:{mime};base64,{data}"
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+_MAGIC = ((b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"),
+          (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+
+
+def image_mime(head: bytes) -> str | None:
+    """The image type the first bytes of a file show (JPEG, PNG, WebP, GIF), or None."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return next((mime for magic, mime in _MAGIC if head.startswith(magic)), None)
+
+
+def image_url(path: str | None, what: str, root: str | None = None) -> str:
+    """A ``data:`` URL for an instance's local image file inside its images folder ``root``
+    (the build's ``images_root``). No file, a URL (never fetched), a path leading outside the
+    folder (``..``, a symlink) or a file that is not an image is a non-retryable error naming
+    ``what`` (the item) and the value; nothing outside the folder is read."""
+    try:
+        resolved = confined_image(path, root)
+    except ImageRefused as exc:
+        if str(exc) == "no local image file":
+            raise ModelError("bad_request", f"{what}: no local image file ({path!r}); build the "
+                             "instances with `fam build --images DIR` or use text input") from None
+        raise ModelError("bad_request", f"{what}: image {path!r} refused: {exc}") from None
+    if resolved.stat().st_size > MAX_IMAGE_BYTES:
+        raise ModelError("bad_request", f"{what}: image {path!r} is over "
+                         f"{MAX_IMAGE_BYTES // 2**20} MiB")
+    data = resolved.read_bytes()
+    mime = image_mime(data[:16])
+    if mime is None:
+        raise ModelError("bad_request", f"{what}: image {path!r} refused: not a JPEG, PNG, WebP "
+                         "or GIF file")
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def json_mode(settings: GenerationSettings | None) -> GenerationSettings:
@@ -129,16 +154,18 @@ class FamMethod(Method):
 
     async def _dish(self, item: dict[str, Any], backend: Generator) -> Prediction:
         parsed, mode = await self.judge(item["dish"], item.get("image"), item["conditions"],
-                                        item["condition_labels"], backend, item["id"])
+                                        item["condition_labels"], backend, item["id"],
+                                        item.get("images_root"))
         return Prediction(parsed, parsed["decision"] is not None, extra={"parse_mode": mode})
 
     async def judge(self, dish: dict[str, Any], image: str | None, conditions: list[str],
-                    labels: list[str], backend: Generator, what: str
-                    ) -> tuple[dict[str, Any], str]:
-        """One dish-level call: ({"decision", "ingredients"}, parse_mode)."""
+                    labels: list[str], backend: Generator, what: str,
+                    images_root: str | None = None) -> tuple[dict[str, Any], str]:
+        """One dish-level call: ({"decision", "ingredients"}, parse_mode); the image, if the
+        input mode shows one, must lie inside ``images_root`` (the build's images folder)."""
         payload = self._payload(conditions, labels, rank=False) | self._recipe(dish)
         images = [(None, image)] if self.input_mode != "text" else []
-        messages = self._messages("dish", payload, images, what)
+        messages = self._messages("dish", payload, images, what, images_root)
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         return parse_dish(response.text)
 
@@ -147,14 +174,15 @@ class FamMethod(Method):
         payload["dishes"] = {k: self._recipe(v) for k, v in item["dishes"].items()}
         images = [(k, item["images"].get(k)) for k in LETTERS] \
             if self.input_mode != "text" else []
-        messages = self._messages("rank", payload, images, item["id"])
+        messages = self._messages("rank", payload, images, item["id"], item.get("images_root"))
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         parsed, mode = parse_rank(response.text)
         decisions, modes = {}, {}
         for letter in LETTERS:
             answer, modes[letter] = await self.judge(
                 item["dishes"][letter], item["images"].get(letter), item["conditions"],
-                item["condition_labels"], backend, f"{item['id']} option {letter}")
+                item["condition_labels"], backend, f"{item['id']} option {letter}",
+                item.get("images_root"))
             decisions[letter] = answer["decision"]
         parsed["option_decisions"] = decisions
         return Prediction(parsed, bool(parsed["ranking"]),
@@ -176,7 +204,8 @@ class FamMethod(Method):
         return {"recipe": dish}
 
     def _messages(self, task: str, payload: dict[str, Any],
-                  images: list[tuple[str | None, str | None]], what: str) -> list[Message]:
+                  images: list[tuple[str | None, str | None]], what: str,
+                  images_root: str | None = None) -> list[Message]:
         system = Message(role="system",
                          content=system_prompt(task, self.cot, self.ki, self.limits))
         text = payload_text(payload)
@@ -187,7 +216,7 @@ class FamMethod(Method):
             if letter is not None:
                 parts.append(TextPart(text=f"Image of dish {letter}:"))
             label = what if letter is None else f"{what} dish {letter}"
-            parts.append(ImagePart(image_url=ImageURL(url=image_url(path, label))))
+            parts.append(ImagePart(image_url=ImageURL(url=image_url(path, label, images_root))))
         return [system, Message(role="user", content=parts)]
 
 

