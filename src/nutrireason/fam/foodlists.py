@@ -10,7 +10,7 @@ food-list entries they name (gluten-free oats are not "oats unless labelled glut
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,8 @@ class FoodLists:
     path: Path
     readings: dict[str, FoodReading]
     qualifiers: dict[str, Qualifier]
+    _memo: dict[tuple, frozenset[str]] = field(default_factory=dict, init=False, repr=False,
+                                               compare=False, hash=False)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> FoodLists:
@@ -96,9 +98,13 @@ class FoodLists:
 
     def foods_of(self, canonical: str, description: str,
                  qualifiers: frozenset[str]) -> frozenset[str]:
-        """The knowledge-base foods an ingredient is an instance of."""
-        return frozenset(food for food, reading in self.readings.items()
-                         if reading.matches(canonical, description, qualifiers))
+        """The knowledge-base foods an ingredient is an instance of (memoised: the readings
+        are immutable and the same foods recur in every recipe)."""
+        key = (canonical, description, qualifiers)
+        if key not in self._memo:
+            self._memo[key] = frozenset(food for food, reading in self.readings.items()
+                                        if reading.matches(canonical, description, qualifiers))
+        return self._memo[key]
 
     def qualify(self, canonical: str, concepts: frozenset[str], qualifiers: frozenset[str]
                 ) -> tuple[str, frozenset[str]]:

@@ -134,10 +134,10 @@ def _evidence(items: list[Ingredient], nutrition: dict[str, Any] | None,
     return {"ingredients": rows, "nutrition": kept}
 
 
-def _lines(recipe: dict[str, Any], vocabulary: Vocabulary,
-           foods: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
-    """Every ingredient line with its parsed food phrase and canonical name ("" if unmatched)."""
-    matched = iter(recipe_ingredients(recipe, vocabulary, foods))
+def _lines(recipe: dict[str, Any], items: list[Ingredient]) -> list[dict[str, str]]:
+    """Every ingredient line with its parsed food phrase and canonical name ("" if unmatched);
+    ``items`` are the recipe's matched ingredients, in line order."""
+    matched = iter(items)
     rows = []
     for item in recipe["ingredients"]:
         canonical = next(matched).canonical if item.get("ndb_no") else ""
@@ -243,7 +243,7 @@ def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[st
             recipe_id, Standing.of(annotation), frozenset(i.canonical for i in items),
             dish_view(recipe["record"], recipe.get("nutrition")),
             _evidence(items, recipe.get("nutrition"), nutrients),
-            _lines(recipe, vocabulary, foods),
+            _lines(recipe, items),
             find_image(recipe_id, recipe["record"], images),
             str(images.resolve()) if images is not None else None)
     return dict(sorted(dishes.items()))

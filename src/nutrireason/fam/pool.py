@@ -19,10 +19,10 @@ from nutrireason.fam.proposals import (
     cross_check,
     loop_counts,
     run_models,
-    safe_spec,
 )
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
+from nutrireason.runs.manifest import scrub
 from nutrireason.sources.sr28 import Sr28
 
 
@@ -73,7 +73,7 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
         annotations = cross_check(annotations, proposals)
         models = run_models(Path(proposals_from)) if proposals_from else []
         section = {"mode": MODE_CROSS_CHECK, "proposals": proposals_from,
-                   "proposer": ", ".join(map(safe_spec, models)) or None,
+                   "proposer": ", ".join(map(scrub, models)) or None,
                    **loop_counts(annotations)}
     else:
         section = {"mode": MODE_RULES}

@@ -45,6 +45,7 @@ from nutrireason.fam.instances import dish_view
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
 from nutrireason.io import write_jsonl_atomic, write_text_atomic
+from nutrireason.runs.manifest import scrub
 from nutrireason.runs.records import RECORDS_FILE, Record, read_records
 
 TASK_PROPOSE = "fam_propose"
@@ -357,20 +358,12 @@ class Proposer:
 
     def settings(self) -> dict[str, Any]:
         """What decides the pool besides the inputs (recorded in the pool manifest)."""
-        return {"proposer": safe_spec(self.model), "limit": self.limit,
+        return {"proposer": scrub(self.model), "limit": self.limit,
                 "max_tokens": self.max_tokens, "temperature": 0.0}
 
 
 class LoopInterrupted(Exception):
     """An engine pass was interrupted; finished samples are kept, the pool is not written."""
-
-
-def safe_spec(spec: str) -> str:
-    """A provider string fit for a manifest: credentials in a URL and the values of secret
-    environment variables are masked."""
-    from nutrireason.runs.manifest import scrub
-
-    return scrub(re.sub(r"://[^/@\s]+@", "://***@", spec))
 
 
 def correction_item(item: dict[str, Any], outcome: dict[str, Any],

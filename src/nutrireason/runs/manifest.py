@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import time
 from importlib import metadata
@@ -50,7 +51,9 @@ def git_commit() -> dict[str, Any] | None:
 
 
 def scrub(text: str) -> str:
-    """Remove the value of every ``*API_KEY*`` / ``*TOKEN*`` environment variable from text."""
+    """Remove credentials from text: a URL's ``user:password@`` part, and the value of every
+    ``*API_KEY*`` / ``*TOKEN*`` environment variable."""
+    text = re.sub(r"://[^/@\s]+@", "://***@", text)
     for name, value in os.environ.items():
         upper = name.upper()
         if value and len(value) >= 8 and ("API_KEY" in upper or "TOKEN" in upper):
