@@ -718,25 +718,21 @@ def run_command(
         summary_lines,
     )
 
-    try:  # messages are printed verbatim: method names like fam-cot[image] are not markup
-        allowance = ErrorAllowance.parse(allow_errors)
-        settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                      json_mode=json_mode)
-        task = task or ("dish" if benchmark == "fam" else "binary")
-        methods = method or {"ngqa": ["plain"], "fam": fam_methods(mode, input_mode)}.get(
-            benchmark, ["prompt"])
-        models = resolve_models(model, methods)
-        path = benchmark_file(benchmark, task, level, benchmark_dir)
-        config = RunConfig(benchmark=path, out=out, methods=methods, models=models,
-                           settings=settings, concurrency=concurrency, limit=limit,
-                           offset=offset, cache=cache, retry_errors=retry_errors,
-                           retry=RetryPolicy(max_attempts=max_attempts), progress=progress)
-        if benchmark == "fam" and input_mode != "text":
-            check_images(path, offset, limit)
-        summary = run(config)
-    except NutriReasonError as exc:
-        errors.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+    allowance = ErrorAllowance.parse(allow_errors)
+    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                  json_mode=json_mode)
+    task = task or ("dish" if benchmark == "fam" else "binary")
+    methods = method or {"ngqa": ["plain"], "fam": fam_methods(mode, input_mode)}.get(
+        benchmark, ["prompt"])
+    models = resolve_models(model, methods)
+    path = benchmark_file(benchmark, task, level, benchmark_dir)
+    config = RunConfig(benchmark=path, out=out, methods=methods, models=models,
+                       settings=settings, concurrency=concurrency, limit=limit,
+                       offset=offset, cache=cache, retry_errors=retry_errors,
+                       retry=RetryPolicy(max_attempts=max_attempts), progress=progress)
+    if benchmark == "fam" and input_mode != "text":
+        check_images(path, offset, limit)
+    summary = run(config)
     if summary.recovered:
         errors.print(f"[yellow]note:[/yellow] {escape(summary.recovered)}", highlight=False,
                      soft_wrap=True)
