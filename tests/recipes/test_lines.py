@@ -90,6 +90,14 @@ def test_paren_measure(line, quantity, unit, each):
     ("1 cup (150 g) cashews", 150, "gram", "cashews"),  # a mass beats a cup
     ("250 g (2 cups) flour", 250, "gram", "flour"),  # a mass on the line stays
     ("1 lb asparagus, tough ends snapped off", 1, "pound", "asparagus"),
+    # the slicer drops product nouns that are also unit words: they name another food
+    ("3 lbs beef short ribs", 3, "pound", "beef short ribs"),
+    ("1 tube (8 oz) crescent rolls", 8, "ounce", "crescent rolls"),
+    ("6 brioche buns, split", 6, "bun", "brioche buns"),
+    # temperature words are not part of the food
+    ("2 cups cold buttermilk", 2, "cup", "buttermilk"),
+    # only state words before the parenthetical: the food is inside it
+    ("3 boneless (skinless turkey cutlets, pounded thin)", 3, None, "skinless turkey cutlets"),
 ])
 def test_parse_line_quantities(line, quantity, unit, food):
     parsed = parse_line(line)

@@ -220,7 +220,8 @@ class Matcher:
         """
         if not name:
             return None
-        query = f"{name} {unit}" if unit in PORTION_UNITS else name
+        named = unit in PORTION_UNITS and stem(unit) not in tokens(name)
+        query = f"{name} {unit}" if named else name
         qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])]
         key = f"{query}|{raw_name}|{'/'.join(qualifiers)}"
         if key not in self._memo:

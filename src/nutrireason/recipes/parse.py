@@ -25,7 +25,11 @@ SMALL_MEASURES = {"pinch": 1 / 16, "dash": 1 / 8}
 CONTAINERS = {"can", "tin", "jar", "package", "packet", "bag", "box", "bottle", "carton",
               "container"}
 FILLER_WORDS = {"of", "and", "or", "a", "an", "the", "some", "fresh", "freshly", "plus",
-                "about", "approximately", "optional", "x"}
+                "about", "approximately", "optional", "x", "cold", "chilled", "lukewarm"}
+# Words that say how a food is cut or kept, never which food it is: a "food" made only of them
+# ("4 boneless (skinless chicken breasts)") means the food sits in a parenthetical.
+STATE_ONLY_WORDS = {"boneless", "skinless", "large", "medium", "small", "whole", "halved",
+                    "chopped", "diced", "sliced", "peeled", "cubed", "trimmed", "frozen", "thawed"}
 
 
 @dataclass
@@ -157,16 +161,19 @@ def _parse(text: str) -> ParsedLine:
     if unit in SMALL_MEASURES and quantity is not None:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
+    food = dropped_portion_noun(main, food, rules)
     if food and piece in PORTION_UNITS and piece not in food:
         food = f"{food} {piece}"  # "6 chicken thighs (2 pounds)": the cut stays in the name
-    if food is None:  # "1/2 stick ((4 tbsp) butter)": the food sits in a parenthetical
+    if food is None or set(food.split()) <= STATE_ONLY_WORDS:
+        # "1/2 stick ((4 tbsp) butter)", "4 boneless (skinless chicken breasts, sliced)": the
+        # food sits in a parenthetical
         others = [p for p in prepared.parentheticals if not re.match(r"^[\d\s./-]", p)]
-        food = clean_food(others[-1], unit) if others else None
+        food = clean_food(others[-1].split(",")[0], unit) if others else food
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
                         prep=_prep_words(sliced, prepared.parentheticals),
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
-                        raw_food=" ".join(str(sliced.get("food") or "").lower().split()) or None,
+                        raw_food=_raw_food(sliced, food, rules),
                         states=line_states(text), rules=rules)
     grain_word, _, rest = (food or "").partition(" ")
     if "qual:whole_grain" in parsed.states and grain_word in ("grain", "wheat") and rest and \
@@ -216,6 +223,34 @@ def _food_before_comma(main: str, food: str | None, unit: str | None,
         rules.append("food_before_comma")
         return shorter
     return food
+
+
+def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
+    """The slicer's own food name, unless it lost a noun we put back ("cinnamon" of
+    "cinnamon rolls" is another food)."""
+    if "portion_noun" in rules:
+        return food
+    return " ".join(str(sliced.get("food") or "").lower().split()) or None
+
+
+# Unit words the slicer drops from a food name that make another food ("cinnamon rolls" are
+# not cinnamon, "short ribs" not "short"); cut words (breast, fillet) name a part of the same
+# food and are read as states instead.
+PRODUCT_NOUNS = ("roll", "bun", "bagel", "muffin", "biscuit", "cookie", "cracker", "rib")
+
+
+def dropped_portion_noun(main: str, food: str | None, rules: list[str]) -> str | None:
+    """A product noun the slicer drops because it is also a unit word ("2 lbs short ribs" ->
+    "short", "2 cans cinnamon rolls" -> "cinnamon") put back when the line names it right
+    after the food."""
+    if not food:
+        return food
+    nouns = "|".join(sorted(PRODUCT_NOUNS))
+    found = re.search(rf"\b{re.escape(food)}\s+((?:{nouns})s?)\b", main.lower())
+    if not found:
+        return food
+    rules.append("portion_noun")
+    return f"{food} {found.group(1)}"
 
 
 def _rescaled(grams: float | None, sliced: dict, quantity: float, unit: str | None
