@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nutrireason.recipes.lines import (
+    each_clause,
     expand_abbreviations,
     first_alternative,
     leading_quantity,
@@ -169,3 +170,16 @@ def test_html_entities_are_characters_not_numbers():
 def test_a_number_word_in_a_name_is_no_quantity():
     parsed = parse_line("Thousand Island dressing")
     assert parsed.kind == "unquantified" and parsed.problem is None
+
+
+@pytest.mark.parametrize(("main", "size", "unit"), [
+    ("4 trout fillets, about 6 oz each", 6, "ounce"),
+    ("2 ribeye steaks, 10-12 ounces each, patted dry", 11, "ounce"),  # a range: its middle
+    ("6 chicken thighs, 150 g each", 150, "gram"),
+    ("2 lbs chicken wings, 4 oz each", None, None),  # the line's number is already a mass
+    ("4 pork chops, 1 inch thick", None, None),  # a thickness, not a size
+    ("3 potatoes each about 200 g", None, None),  # no comma: not read
+])
+def test_each_clause(main, size, unit):
+    found = each_clause(main)
+    assert (found.quantity if found else None, found.unit if found else None) == (size, unit)

@@ -223,3 +223,27 @@ def test_liquids_by_the_dozen_cups_are_not_typos_and_vinegar_is_not_salt(resolve
     pickle = resolver.recipe(record(["2 cups cider vinegar", "1 cup sugar", "6 cucumbers"]))
     assert soup.kept, soup.exclusion
     assert pickle.kept, pickle.exclusion
+
+
+def test_bacon_is_eaten_cooked_with_its_fat_rendered_out(resolver):
+    # 4 raw slices weigh 4 x 28 g (SR28 WEIGHT, 10123); crisp bacon keeps about 29 % of that
+    # weight (1 baked slice is 8.1 g, 10860), and the cooked entry's nutrients apply to it
+    item = resolver.ingredient("4 slices bacon, chopped")
+    assert item.sr28_description == "Pork, cured, bacon, cooked, baked"
+    assert item.grams == pytest.approx(4 * 28 * 0.29, rel=0.01)
+    assert "rendered" in item.rules and "x0.29" in item.grams_method
+    # a line that already says cooked gets a cooked entry by its own weight, no factor
+    cooked = resolver.ingredient("1/2 cup cooked crumbled bacon")
+    assert "cooked" in cooked.sr28_description and "rendered" not in cooked.rules
+
+
+def test_a_size_per_item_after_a_comma_counts_every_item(resolver):
+    # "about 5 oz each" after the comma: 3 fillets weigh 15 oz, not 3 oz
+    item = resolver.ingredient("3 cod fillets, about 5 oz each")
+    assert item.grams == pytest.approx(15 * 28.3495, rel=0.001)
+    assert "each_clause" in item.rules
+
+
+def test_ground_meat_lean_share_in_words(resolver):
+    item = resolver.ingredient("1 lb ground beef, 85 percent lean")
+    assert item.sr28_description == "Beef, ground, 85% lean meat / 15% fat, raw"

@@ -134,6 +134,7 @@ class Resolver:
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed)
             self._drained_share(item, parsed)
+            self._rendered(item)
             self._check_amount(item)
         return item
 
@@ -149,6 +150,21 @@ class Resolver:
         item.grams = round(item.grams * share.factor, 3)
         item.grams_method = f"{item.grams_method}; drained solids x{share.factor:g} of the " \
                             "can's net weight"
+
+    def _rendered(self, item: ResolvedIngredient) -> None:
+        """A food whose fat renders out (bacon) bought raw is eaten as its cooked entry:
+        raw grams x the cited yield ("uncooked bacon" is bacon as bought: it is not eaten
+        raw)."""
+        rendered = self.states.yields.rendered.get(item.ndb_no or "")
+        if rendered is None or item.grams is None or rendered.cooked not in self.nutrients:
+            return
+        item.grams = round(item.grams * rendered.factor, 3)
+        item.ndb_no = rendered.cooked
+        item.sr28_description = self.states.description[rendered.cooked]
+        item.rules = [*item.rules, "rendered"]
+        item.grams_method = f"{item.grams_method}; fat rendered out: eaten as " \
+                            f"{rendered.cooked} x{rendered.factor:g} of the raw weight " \
+                            f"({rendered.source})"
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry)."""

@@ -11,7 +11,8 @@ lines has one clear, tested fix:
 - :func:`expand_abbreviations`: "2 TB oil" -> tablespoon; "about", "scant", "heaping" go;
 - :func:`leading_quantity`: the number that starts the line ("1 1/2", "1-1/2", "½", "2-3" as
   the middle of the range, "2 14-ounce cans" as 2 x 14 ounces);
-- :func:`paren_measure`: a measure in a parenthetical ("(15 oz)", "(about 3 pounds)", "(220g)").
+- :func:`paren_measure`: a measure in a parenthetical ("(15 oz)", "(about 3 pounds)", "(220g)");
+- :func:`each_clause`: a size per item after a comma ("4 salmon fillets, about 6 oz each").
 """
 
 from __future__ import annotations
@@ -205,6 +206,26 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
         each = bool(match.group(3)) or bool(re.search(r"\beach\b", inner.lower()))
         return Measure(value, MEASURES[match.group(2)], each or after_number)
     return None
+
+
+def each_clause(main: str) -> Measure | None:
+    """A size per item after the first comma ("4 salmon fillets, about 6 oz each",
+    "2 steaks, 8-10 ounces each"), when the line's own number counts items (no measure word
+    right after it); a range gives its middle."""
+    head, comma, tail = main.partition(",")
+    found = re.search(rf"({_NUMBER})(?:\s*(?:-|to)\s*({_NUMBER}))?\s*-?\s*({_MEASURE_WORDS})"
+                      r"\.?\s+each\b", tail, re.I)
+    leading = leading_quantity(head)
+    if not (comma and found and leading) or leading.unit or \
+            re.match(rf"^{re.escape(leading.text)}\s*-?\s*(?:{_MEASURE_WORDS})\.?(?![\w])", head,
+                     re.I):
+        return None
+    low = parse_number(found.group(1))
+    high = parse_number(found.group(2)) if found.group(2) else None
+    if low is None or low <= 0:
+        return None
+    size = (low + high) / 2 if high and high > low else low
+    return Measure(size, MEASURES[found.group(3).lower()], True)
 
 
 def prepare(line: str) -> LineText:

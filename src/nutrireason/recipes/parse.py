@@ -11,7 +11,13 @@ from functools import lru_cache
 from ingredient_slicer import IngredientSlicer
 from ingredient_slicer import _utils as _slicer_utils
 
-from nutrireason.recipes.lines import leading_quantity, paren_measure, prepare, strip_noise
+from nutrireason.recipes.lines import (
+    each_clause,
+    leading_quantity,
+    paren_measure,
+    prepare,
+    strip_noise,
+)
 from nutrireason.recipes.match import PORTION_UNITS
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
@@ -153,6 +159,10 @@ def _parse(text: str) -> ParsedLine:
     rules = list(prepared.rules)
     quantity, unit = _own_quantity(main, quantity, unit, rules)
     measure = paren_measure(strip_noise(text), prepared.parentheticals)
+    each = None if measure else each_clause(main)
+    if each and quantity is not None:
+        quantity, unit, measure = quantity * each.quantity, each.unit, None
+        rules.append("each_clause")
     piece = None
     if measure and _measure_wins(unit, measure.unit):
         quantity = measure.quantity * (quantity if measure.each and quantity else 1.0)
@@ -342,8 +352,8 @@ def line_states(text: str) -> list[str]:
         found -= {"frozen", "canned", "dried"}
     if BONE_IN.search(text) and not BONELESS.search(text):
         found.add("bone_in")
-    lean = re.search(r"\b([5-9]\d)\s*(?:%\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
-    if lean:  # "90/10", "93% lean", "85%/15%"
+    lean = re.search(r"\b([5-9]\d)\s*(?:(?:%|percent)\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
+    if lean:  # "90/10", "93% lean", "85%/15%", "90 percent lean"
         found.add(f"lean:{lean.group(1)}")
     for name, pattern in QUALIFIER_PATTERNS.items():
         if pattern.search(qualifier_text(lowered)):

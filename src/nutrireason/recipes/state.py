@@ -59,12 +59,20 @@ class CitedFactor(_Strict):
     source: Source
 
 
+class RenderedFood(_Strict):
+    name: str
+    cooked: str
+    factor: float
+    source: Source
+
+
 class CookingYields(_Strict):
     version: int
     source: Source
     groups: dict[str, GroupYield]
     default: CitedFactor
     drained_share: CitedFactor
+    rendered: dict[str, RenderedFood] = {}
 
     def factor(self, group_code: str) -> tuple[float, str]:
         """Cooked grams per raw gram for an SR28 group, and where the figure comes from."""
