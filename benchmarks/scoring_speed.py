@@ -74,7 +74,10 @@ def main() -> None:
     pairs = [(answer(rng, "text_generation"), answer(rng, "text_generation"))
              for _ in range(2000)]
     started = time.perf_counter()
-    M.bertscore_f1([p for p, _ in pairs], [g for _, g in pairs])
+    from nutrireason.sources.bundles import require
+
+    model_path = require("minilm") / "model"  # the caller resolves the encoder, not scoring
+    M.bertscore_f1([p for p, _ in pairs], [g for _, g in pairs], model_path)
     seconds = time.perf_counter() - started
     print(f"BERTScore on {len(pairs):,} pairs in {seconds:.2f} s = {len(pairs) / seconds:,.0f} "
           "pairs/s")

@@ -40,3 +40,13 @@ class DataError(NutriReasonError):
         if self.expected:
             head += f"; expected {self.expected}"
         return head
+
+
+class MissingDependency(NutriReasonError):
+    """An optional dependency is not installed: names the extra that provides it."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        self.module = module
+        self.extra = extra
+        super().__init__(f"{module} is not installed; install it with "
+                         f"`pip install 'nutrireason[{extra}]'`")

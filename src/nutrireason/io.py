@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -135,3 +136,14 @@ def up_to_date(manifest: Path, inputs: list[dict[str, str]], **settings: Any) ->
         return False
     return recorded.get("inputs") == inputs and all(
         recorded.get(key) == value for key, value in settings.items())
+
+
+def scrub(text: str) -> str:
+    """Remove credentials from text: a URL's ``user:password@`` part, and the value of every
+    ``*API_KEY*`` / ``*TOKEN*`` environment variable."""
+    text = re.sub(r"://[^/@\s]+@", "://***@", text)
+    for name, value in os.environ.items():
+        upper = name.upper()
+        if value and len(value) >= 8 and ("API_KEY" in upper or "TOKEN" in upper):
+            text = text.replace(value, "***")
+    return text

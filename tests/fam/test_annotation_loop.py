@@ -19,7 +19,7 @@ from nutrireason.cli import app
 from nutrireason.fam.annotate import annotate, load_thresholds
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import load_kb
-from nutrireason.fam.pool import build_pool, food_table
+from nutrireason.fam.pool import food_table
 from nutrireason.fam.proposals import (
     DISAGREE_AFTER,
     MODE_LOOP,
@@ -37,6 +37,7 @@ from nutrireason.methods.fam_prompts import parse_proposal
 from nutrireason.models.errors import ModelError
 from nutrireason.models.scripted import register
 from nutrireason.models.types import ChatRequest
+from nutrireason.pipeline.proposals import build_pool
 from tests.models.fake_openai import FakeOpenAI
 
 KB = load_kb()
@@ -371,3 +372,14 @@ def test_proposer_and_proposals_are_one_or_the_other(tmp_path):
                                       "--proposals", str(tmp_path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "not both" in words(result.output)
     assert not (tmp_path / "o").exists()
+
+
+def test_fam_alone_never_runs_the_engine(tmp_path, sr28):
+    """fam's build_pool takes the loop's passes injected; without them it says where they are."""
+    from nutrireason.errors import NutriReasonError
+    from nutrireason.fam.pool import build_pool as fam_build_pool
+
+    proposer = Proposer("scripted/echo", tmp_path / "loop", progress=False)
+    with pytest.raises(NutriReasonError, match="nutrireason.pipeline.proposals.build_pool"):
+        fam_build_pool(RECIPES, sr28, tmp_path / "pool", proposer=proposer)
+    assert not (tmp_path / "pool").exists()

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from nutrireason.cli import fam_methods
 from nutrireason.errors import DataError
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import NutrientLimit, Side, load_kb
@@ -20,6 +19,7 @@ from nutrireason.methods.fam_prompts import (
     system_prompt,
     words_decision,
 )
+from nutrireason.pipeline.files import fam_methods
 from nutrireason.report.tables import FAM_MODES, fam_label, fam_sorted
 from tests.methods.test_fam_methods import HASH, dish_item, rank_item
 from tests.methods.test_fam_prompts import sent_to

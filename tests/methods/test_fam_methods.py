@@ -268,7 +268,7 @@ def test_images_are_sent_as_data_urls_and_image_mode_hides_the_recipe(tmp_path, 
         dish_record = got["dish-00001", method]
         assert dish_record["status"] == "ok" and dish_record["n_calls"] == 1
         assert dish_record["parsed"] == {"decision": REC, "ingredients": []}
-        assert dish_record["parse_mode"] == "json"
+        assert dish_record["extra"]["parse_mode"] == "json"
         rank_record = got["rank-00001", method]
         assert rank_record["n_calls"] == 5 and rank_record["parse_ok"] is True
         assert rank_record["parsed"] == {"ranking": ["B", "A", "D", "C"],
@@ -310,7 +310,7 @@ def test_a_missing_image_is_a_bad_request_error_and_nothing_is_sent(tmp_path, im
             assert record["error"]["status"] is None
             assert record["parsed"] is None and record["parse_ok"] is False
             assert (record["n_calls"], record["attempts"], record["requests"]) == (0, 0, [])
-            assert "parse_mode" not in record
+            assert record["extra"] == {}
         assert got[item["id"], "fam-baseline"]["status"] == "ok"
     assert repr(str(missing)) in got["dish-00001", "fam-cot[image]"]["error"]["message"]
     assert "None" in got["dish-00002", "fam-baseline[text+image]"]["error"]["message"]
@@ -353,8 +353,8 @@ def test_rank_makes_one_ranking_call_and_one_dish_call_per_option(tmp_path):
     assert record["parsed"] == {
         "ranking": ["B", "D", "A", "C"],
         "option_decisions": {"A": NOT_REC, "B": REC, "C": NOT_REC, "D": REC}}
-    assert record["parse_mode"] == "json"
-    assert record["option_parse_modes"] == {"A": "json", "B": "json", "C": "json",
+    assert record["extra"]["parse_mode"] == "json"
+    assert record["extra"]["option_parse_modes"] == {"A": "json", "B": "json", "C": "json",
                                             "D": "fallback"}
     assert record["gold"] == RANK_GOLD
     assert record["meta"]["distractor"] == "combined_constraint_discrimination"
@@ -391,9 +391,9 @@ def test_a_dish_item_records_decision_ingredients_and_parse_mode(tmp_path):
     assert (summary.ok, summary.unparsed, summary.model_calls) == (3, 0, 3)
     got = {r["item_id"]: r for r in records(tmp_path / "run")}
     assert got["dish-00001"]["parsed"] == {"decision": REC, "ingredients": ["cabbage"]}
-    assert got["dish-00001"]["parse_mode"] == "json"
+    assert got["dish-00001"]["extra"]["parse_mode"] == "json"
     assert got["dish-00002"]["parsed"] == {"decision": REC, "ingredients": []}
-    assert got["dish-00002"]["parse_mode"] == "fallback"
+    assert got["dish-00002"]["extra"]["parse_mode"] == "fallback"
     assert got["dish-00003"]["parsed"] == {"decision": NOT_REC, "ingredients": ["bacon"]}
     assert got["dish-00003"]["meta"]["condition"] == "chronic_kidney_disease"
     assert got["dish-00003"]["gold"]["rationale"] == ["pork belly cured"]
@@ -410,9 +410,9 @@ def test_an_unparseable_ranking_is_recorded_as_failed_with_decisions_kept(tmp_pa
                             progress=False))
     assert (summary.ok, summary.unparsed, summary.model_calls) == (1, 1, 5)
     (record,) = records(tmp_path / "run")
-    assert record["parse_ok"] is False and record["parse_mode"] == "failed"
+    assert record["parse_ok"] is False and record["extra"]["parse_mode"] == "failed"
     assert record["parsed"] == {"ranking": [], "option_decisions": dict.fromkeys("ABCD")}
-    assert record["option_parse_modes"] == dict.fromkeys("ABCD", "failed")
+    assert record["extra"]["option_parse_modes"] == dict.fromkeys("ABCD", "failed")
 
 
 def test_a_non_fam_item_is_a_bad_request():

@@ -116,7 +116,7 @@ def test_the_oracle_scores_every_task_perfectly(built, level):
 
 
 def test_demo_evaluation_stage_runs_scores_and_reports(built, tmp_path):
-    from nutrireason.demo import evaluate_ngqa
+    from nutrireason.pipeline.evaluate import evaluate_ngqa
 
     result = evaluate_ngqa(built.out, tmp_path, "scripted/no", per_cell=1, log=lambda _: None)
     assert len(result.runs) == 9 and result.report.is_file()
@@ -133,7 +133,7 @@ def test_demo_evaluation_stage_runs_scores_and_reports(built, tmp_path):
 def test_demo_evaluation_with_the_real_local_model(built, tmp_path):
     pytest.importorskip("llama_cpp")
     real_bundle("smollm2")
-    from nutrireason.demo import evaluate_ngqa
+    from nutrireason.pipeline.evaluate import evaluate_ngqa
 
     result = evaluate_ngqa(built.out, tmp_path, "llamacpp/smollm2", per_cell=1,
                            methods=["plain", "tog"], max_tokens=24, log=lambda _: None)

@@ -1,11 +1,13 @@
-"""Report tests: small metrics.json / records.jsonl fixtures in the scorer's schema."""
+"""Report tests: small metrics.json / records.jsonl fixtures in the scorer's schema, with the
+scores.jsonl that ``score`` writes for those records (the report reads every outcome there)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from nutrireason.runs.records import Record, record_key
+from nutrireason.schema import SCORES_FILE, Record, record_key
+from nutrireason.scoring.score import score_records
 
 LEVELS = ("sparse", "standard", "complex")
 METHODS = ("plain", "tog_kg")  # "_" exercises LaTeX escaping
@@ -20,6 +22,14 @@ XSS = "<script>alert(1)</script>"
 
 def stat(value: float) -> dict[str, float]:
     return {"value": value, "low": max(0.0, value - 0.05), "high": min(1.0, value + 0.05)}
+
+
+def write_sample_scores(run_dir: Path, records: list[Record]) -> Path:
+    """The run's scores.jsonl, as ``nutrireason score`` writes it for ``records``."""
+    samples = score_records(records, bootstrap=0).samples
+    path = run_dir / SCORES_FILE
+    path.write_text("".join(s.model_dump_json() + "\n" for s in samples), encoding="utf-8")
+    return path
 
 
 def metric_value(level: str, method: str, task: str, name: str) -> float:
@@ -54,7 +64,8 @@ def make_record(level: str, method: str, task: str, index: int, *, correct: bool
         usage={"prompt_tokens": 100, "completion_tokens": 5}, latency_s=0.5, n_calls=1,
         error={"type": "Timeout", "message": "model timed out"} if status == "error" else None,
         meta={"level": level, "task": task, "food": f"food {index}", "question": question,
-              "signal": [], "conditions": [], "diets": []},
+              "signal": [["food", "has", "sodium"]] if index == 0 else [], "conditions": [],
+              "diets": []},
     )
 
 
@@ -89,6 +100,7 @@ def write_run(run_dir: Path, level: str, *, bertscore: bool = False, xss: bool =
             })
     (run_dir / "records.jsonl").write_text(
         "".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    write_sample_scores(run_dir, records)
     (run_dir / "metrics.json").write_text(json.dumps({
         "run": run_dir.name, "records": len(records),
         "bertscore_model": "sentence-transformers/all-MiniLM-L6-v2" if bertscore else None,

@@ -9,13 +9,11 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from nutrireason.report import build_report
-from nutrireason.report.html import outcome
 from nutrireason.report.tables import (
     fam_label,
     fam_method,
@@ -25,8 +23,8 @@ from nutrireason.report.tables import (
     table3,
     to_markdown,
 )
-from nutrireason.runs.records import Record, record_key
-from tests.report import stat, write_run, write_runs
+from nutrireason.schema import Record, record_key
+from tests.report import stat, write_run, write_runs, write_sample_scores
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 MODEL = "scripted/test"
@@ -85,9 +83,8 @@ def fam_record(method: str, task: str, index: int, *, right: bool,
         gold = {"decision": "not_recommend", "rationale": ["high_sodium_foods"]}
         parsed = dict(gold) if right else {"decision": "recommend", "rationale": []}
     else:
-        gold = {"ranking": ["dish-b", "dish-a", "dish-c"]}
-        parsed = {"ranking": ["dish-b", "dish-c", "dish-a"] if right
-                  else ["dish-a", "dish-b", "dish-c"]}
+        gold = {"ranking": ["B", "A", "C"]}
+        parsed = {"ranking": ["B", "C", "A"] if right else ["A", "B", "C"]}
     question = f"Is dish {index} suitable for a user with hypertension ({task})?"
     return Record(
         key=record_key(item_id, method, model), item_id=item_id, method=method, model=model,
@@ -104,6 +101,7 @@ def write_fam_run(run_dir: Path, groups: list[dict], conditions: list[dict],
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "records.jsonl").write_text(
         "".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    write_sample_scores(run_dir, records)
     (run_dir / "metrics.json").write_text(json.dumps({
         "run": run_dir.name, "records": len(records), "bertscore_model": None,
         "groups": groups, "breakdowns": {"condition": conditions, "diet": []},
@@ -382,42 +380,3 @@ def test_ngqa_only_report_unchanged(tmp_path):
     assert fam_table1(frame) is None and fam_modality(frame) is None
     html = (out / "report.html").read_text()
     assert "fam-section" not in html and "FAM" not in html
-
-
-# --- outcomes in the sample browser ----------------------------------------------------------
-
-
-def record(task: str, parsed: Any, gold: Any, *, parse_ok: bool = True,
-           status: str = "ok") -> SimpleNamespace:
-    return SimpleNamespace(status=status, parse_ok=parse_ok, parsed=parsed, gold=gold,
-                           meta={"task": task})
-
-
-def test_outcome_fam_dish():
-    gold = {"decision": "recommend", "rationale": ["vegetables", "whole_grains"]}
-    assert outcome(record("fam_dish", {"decision": "recommend", "rationale": []},
-                          gold)) == "correct"
-    assert outcome(record("fam_dish", {"decision": "not_recommend",
-                                       "rationale": ["vegetables", "whole_grains"]},
-                          gold)) == "incorrect"
-    assert outcome(record("fam_dish", {"rationale": []}, {"rationale": []})) == "incorrect"
-    assert outcome(record("fam_dish", None, gold)) == "incorrect"
-    assert outcome(record("fam_dish", dict(gold), gold, parse_ok=False)) == "incorrect"
-    assert outcome(record("fam_dish", None, gold, status="error")) == "error"
-
-
-def test_outcome_fam_rank():
-    gold = {"ranking": ["b", "a", "c"]}
-    assert outcome(record("fam_rank", {"ranking": ["b", "c", "a"]}, gold)) == "correct"
-    assert outcome(record("fam_rank", {"ranking": ["a", "b", "c"]}, gold)) == "incorrect"
-    assert outcome(record("fam_rank", {"ranking": []}, {"ranking": []})) == "incorrect"
-    assert outcome(record("fam_rank", "b", gold)) == "incorrect"
-
-
-def test_outcome_ngqa_unchanged():
-    assert outcome(record("binary", "Yes", "Yes")) == "correct"
-    assert outcome(record("binary", "No", "Yes")) == "incorrect"
-    assert outcome(record("multi_label", ["b", "a"], ["a", "b"])) == "correct"
-    assert outcome(record("multi_label", ["a"], ["a", "b"])) == "incorrect"
-    assert outcome(record("text_generation", {"decision": "x"}, {"decision": "y"})) \
-        == "incorrect"  # only FAM tasks compare by decision

@@ -105,7 +105,9 @@ def test_in_headless_chromium(page, tmp_path):
 
             tab.select_option("#filter-level", "complex")
             tab.select_option("#filter-outcome", "correct")
-            assert counter.inner_text() == "6 of 36 samples"
+            assert counter.inner_text() == "4 of 36 samples"  # binary and multi-label
+            tab.select_option("#filter-outcome", "scored")
+            assert counter.inner_text() == "2 of 36 samples"  # text generation: no verdict
             tab.select_option("#filter-method", "plain")
             tab.select_option("#filter-outcome", "error")
             assert counter.inner_text() == "1 of 36 samples"

@@ -1,6 +1,7 @@
 """FAM-Bench Table 1 on each model's common pool (paper Table 1 caption): the text-input
 prompting modes are scored only on the items all of them answered validly, CTC is pooled
-(micro) over that pool, and metrics.json keeps the full runs."""
+(micro) over that pool, and metrics.json keeps the full runs in its groups. ``score`` computes
+the pools (metrics.json ``pools``); the report's Table 1 only reads them."""
 
 from __future__ import annotations
 
@@ -10,8 +11,15 @@ from typing import Any
 
 import pytest
 
-from nutrireason.report.tables import fam_table1, fam_tables, groups_frame, to_csv, to_markdown
-from nutrireason.runs.records import Record, record_key
+from nutrireason.report.tables import (
+    fam_pool_entries,
+    fam_table1,
+    fam_tables,
+    groups_frame,
+    to_csv,
+    to_markdown,
+)
+from nutrireason.schema import Record, record_key
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring.score import score_records
 
@@ -51,10 +59,10 @@ def decided(rec: str) -> dict[str, str]:
     return {k: "recommend" if k in rec else "not_recommend" for k in "ABCD"}
 
 
-def table_for(records: list[Record], *, with_records: bool = True):
+def table_for(records: list[Record], *, with_pools: bool = True):
     metrics = score_records(records, bootstrap=0)
     frame = groups_frame([metrics])
-    return fam_table1(frame, records if with_records else None), metrics
+    return fam_table1(frame, fam_pool_entries([metrics]) if with_pools else None), metrics
 
 
 def cells(table) -> dict[str, dict[str, str]]:
@@ -138,14 +146,30 @@ def test_pool_size_is_shown_and_in_the_csv():
     assert float(rows[0]["fam_dish_accuracy"]) == pytest.approx(2 / 3)
 
 
-def test_without_records_the_rows_are_the_full_runs():
-    table, _ = table_for(task1_records(), with_records=False)
+def test_without_pools_the_rows_are_the_full_runs():
+    table, metrics = table_for(task1_records(), with_pools=False)
     rows = cells(table)
     assert rows[f"{MODEL} | baseline"]["1:Acc."] == "75.00"
     assert rows[f"{MODEL} | CoT"]["1:Acc."] == "25.00"
     assert any("no common pool" in note for note in table.notes)
-    assert fam_tables(groups_frame([score_records(task1_records(), bootstrap=0)]))[
+    assert fam_tables(groups_frame([metrics]))["fam_table1"].rows == table.rows
+    del metrics["pools"]  # a run scored without pools: the report pools nothing itself
+    assert fam_tables(groups_frame([metrics]), fam_pool_entries([metrics]))[
         "fam_table1"].rows == table.rows
+
+
+def test_score_writes_the_pool_into_metrics_json():
+    metrics = score_records(task1_records(), bootstrap=50)
+    assert [(p["model"], p["task"], p["methods"], p["n"]) for p in metrics["pools"]] == [
+        (MODEL, "fam_dish", ["fam-baseline", "fam-cot"], 3)]
+    accuracy = metrics["pools"][0]["metrics"]["fam-baseline"]["accuracy"]
+    assert accuracy["value"] == pytest.approx(2 / 3)
+    assert accuracy["low"] <= accuracy["value"] <= accuracy["high"]
+    # Only text-input prompting modes are pooled; a run without one has no "pools" key.
+    assert "pools" not in score_records([dish("fam-reference", 1, "recommend"),
+                                         dish("fam-cot[image]", 1, "recommend")], bootstrap=0)
+    assert fam_metrics.pooled_method("fam-cot-ki-limits")
+    assert not fam_metrics.pooled_method("fam-cot-ki[text+image]")
 
 
 def test_errors_leave_the_pool():
@@ -167,14 +191,15 @@ def test_an_empty_pool_shows_dashes():
     assert f"Pool size: {MODEL}: Task 1 n = 0." in table.notes
 
 
-def test_a_mode_without_records_leaves_its_model_and_task_unpooled():
+def test_modes_scored_in_separate_runs_leave_their_model_and_task_unpooled():
     records = task1_records()
-    metrics = score_records(records, bootstrap=0)
-    only_baseline = [r for r in records if r.method == "fam-baseline"]
-    table = fam_table1(groups_frame([metrics]), only_baseline)
+    runs = [score_records([r for r in records if r.method == method], bootstrap=0)
+            for method in ("fam-baseline", "fam-cot")]
+    table = fam_table1(groups_frame(runs), fam_pool_entries(runs))
     assert table is not None
-    assert cells(table)[f"{MODEL} | baseline"]["1:Acc."] == "75.00"  # the full run
-    assert any("not pooled (no records for fam-cot)" in note for note in table.notes)
+    assert cells(table)[f"{MODEL} | baseline"]["1:Acc."] == "75.00"  # the full runs
+    assert cells(table)[f"{MODEL} | CoT"]["1:Acc."] == "25.00"
+    assert any("not pooled (fam-baseline not in a common pool" in note for note in table.notes)
 
 
 def test_each_model_has_its_own_pool_and_other_rows_are_full_runs():

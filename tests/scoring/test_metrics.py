@@ -178,3 +178,53 @@ def test_ci_is_seeded_and_brackets_the_value():
     none = M.with_ci(table, 0)
     assert none["f1"]["low"] == none["f1"]["value"] == none["f1"]["high"]
     assert M.with_ci(table.subset(np.array([], dtype=int))) == {}
+
+
+def _fake_bert_score(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """bert_score and torch stand-ins: record each call, F1 = 0.5 per pair."""
+    import sys
+    import types
+
+    calls: list[dict] = []
+
+    class F1:
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def numpy(self) -> np.ndarray:
+            return np.full(self.n, 0.5)
+
+    def score(cands, refs, **kwargs):
+        calls.append({"n": len(cands), **kwargs})
+        return None, None, F1(len(cands))
+
+    monkeypatch.setitem(sys.modules, "bert_score", types.SimpleNamespace(score=score))
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
+    return calls
+
+
+def test_bertscore_takes_the_encoder_directory_the_caller_resolved(monkeypatch, tmp_path):
+    from nutrireason.errors import DataError, NutriReasonError
+
+    calls = _fake_bert_score(monkeypatch)
+    scores, used = M.bertscore_f1(["a", "b"], ["a", "c"], tmp_path)
+    assert scores.tolist() == [0.5, 0.5] and used == str(tmp_path)
+    assert calls == [{"n": 2, "model_type": str(tmp_path), "num_layers": 6, "batch_size": 64,
+                      "device": None, "verbose": False}]
+    with pytest.raises(NutriReasonError, match="--bertscore-model"):  # scoring looks nothing up
+        M.bertscore_f1(["a"], ["a"], None)
+    with pytest.raises(DataError, match="BERTScore model directory not found"):
+        M.bertscore_f1(["a"], ["a"], tmp_path / "missing")
+    assert len(calls) == 1
+
+
+def test_bertscore_without_bert_score_names_the_extra(monkeypatch, tmp_path):
+    import sys
+
+    from nutrireason.errors import MissingDependency
+    from nutrireason.models.errors import MissingDependency as ModelsMissingDependency
+
+    assert ModelsMissingDependency is MissingDependency  # one class, two import paths
+    monkeypatch.setitem(sys.modules, "bert_score", None)
+    with pytest.raises(MissingDependency, match=r"nutrireason\[bertscore\]"):
+        M.bertscore_f1(["a"], ["a"], tmp_path)

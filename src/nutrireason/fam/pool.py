@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from nutrireason.errors import NutriReasonError
 from nutrireason.fam.annotate import Thresholds, annotate, load_thresholds
 from nutrireason.fam.kb import load_kb
 from nutrireason.fam.proposals import (
     MODE_CROSS_CHECK,
     MODE_RULES,
+    PassRunner,
     Proposer,
     annotation_loop,
     cross_check,
@@ -21,8 +23,13 @@ from nutrireason.fam.proposals import (
     run_models,
 )
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
-from nutrireason.runs.manifest import scrub
+from nutrireason.io import (
+    input_fingerprints,
+    read_jsonl,
+    scrub,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from nutrireason.sources.sr28 import Sr28
 
 
@@ -56,19 +63,26 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
                inputs: list[Path] | None = None,
                proposals: Mapping[str, Mapping[str, Any] | None] | None = None,
                proposer: Proposer | None = None, proposals_from: str | None = None,
-               log: Callable[[str], Any] = lambda _: None) -> dict[str, Any]:
+               log: Callable[[str], Any] = lambda _: None,
+               run_pass: PassRunner | None = None) -> dict[str, Any]:
     """Annotate every recipe with the rules, then (see :mod:`nutrireason.fam.proposals`) run
-    the propose-check-correct loop with ``proposer``, or cross-check a finished run's
-    ``proposals`` (``proposals_from`` names it), or neither (rules alone label); write
+    the propose-check-correct loop with ``proposer``, its passes run by ``run_pass`` (the run
+    engine's: :func:`nutrireason.pipeline.proposals.build_pool`), or cross-check a finished
+    run's ``proposals`` (``proposals_from`` names it), or neither (rules alone label); write
     ``annotations.jsonl``, ``summary.json`` and, when ``inputs`` are given, ``manifest.json``
     with their fingerprints and the ``annotation`` mode (written last). Returns the summary,
     with ``annotation`` and, for the loop, this invocation's ``model_calls``/``cache_hits``."""
+    if proposer is not None and run_pass is None:
+        raise NutriReasonError(
+            "the annotation loop asks a model through the run engine: call "
+            "nutrireason.pipeline.proposals.build_pool, or pass run_pass")
     kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
     thresholds = thresholds or load_thresholds()
     annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]
     calls: dict[str, int] = {}
-    if proposer is not None:
-        annotations, section, calls = annotation_loop(recipes, annotations, kb, proposer, log)
+    if proposer is not None and run_pass is not None:
+        annotations, section, calls = annotation_loop(recipes, annotations, kb, proposer,
+                                                      run_pass, log)
     elif proposals is not None:
         annotations = cross_check(annotations, proposals)
         models = run_models(Path(proposals_from)) if proposals_from else []

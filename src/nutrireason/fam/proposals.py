@@ -17,7 +17,9 @@ steps:
 Each pass is a run-engine run (cache, retries, resume, one record per sample) in its own
 directory ``<pool>/loop/<pass>-<digest>``, the digest covering the items, the model and the
 settings: re-running the same command resumes (no new model calls for finished samples); new
-inputs get a fresh run whose unchanged prompts still come from the response cache.
+inputs get a fresh run whose unchanged prompts still come from the response cache. This module
+holds the loop's logic only; the engine pass is injected (:class:`PassRunner`), and
+:mod:`nutrireason.pipeline.proposals` wires in the run engine's.
 
 Gold stays rule-grounded: a recipe the loop keeps keeps its rule entries, with the (final)
 proposal beside them under ``proposal``. Every recipe the loop saw carries ``loop`` (outcome,
@@ -30,23 +32,20 @@ proposal run without the corrective pass (mode "cross-check").
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from nutrireason.errors import DataError
 from nutrireason.fam.instances import dish_view
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
-from nutrireason.io import write_jsonl_atomic, write_text_atomic
-from nutrireason.runs.manifest import scrub
-from nutrireason.runs.records import RECORDS_FILE, Record, read_records
+from nutrireason.io import scrub, write_jsonl_atomic
+from nutrireason.schema import RECORDS_FILE, Record, read_records
 
 TASK_PROPOSE = "fam_propose"
 TASK_CORRECT = "fam_correct"
@@ -377,43 +376,35 @@ def correction_item(item: dict[str, Any], outcome: dict[str, Any],
                            "rules": c["rules"], "findings": c["findings"]} for c in found]}
 
 
-def _items_text(items: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n" for i in items)
+@dataclass(frozen=True)
+class PassResult:
+    """One finished engine pass: its run directory, the outcome per item id, and what it cost
+    this invocation (model calls, cache hits)."""
+
+    run_dir: Path
+    outcomes: dict[str, dict[str, Any]]
+    model_calls: int = 0
+    cache_hits: int = 0
 
 
-def engine_pass(name: str, items: list[dict[str, Any]], proposer: Proposer,
-                limit: int | None = None) -> tuple[Path, Any, dict[str, dict[str, Any]]]:
-    """Run (or resume) one pass: (run directory, engine summary, item id -> outcome)."""
-    from nutrireason.models.types import GenerationSettings
-    from nutrireason.runs import RunConfig, run
+class PassRunner(Protocol):
+    """Runs (or resumes) one pass of the loop over ``items`` (the first ``limit`` of them when
+    given) and returns its outcomes; raises :class:`LoopInterrupted` when interrupted. The run
+    engine's is :func:`nutrireason.pipeline.proposals.engine_pass`: fam never runs the engine
+    itself."""
 
-    text = _items_text(items)
-    settings = proposer.settings() | {"model": proposer.model, "pass": name}
-    digest = hashlib.sha256((text + json.dumps(settings, sort_keys=True)).encode()).hexdigest()
-    run_dir = proposer.work_dir / f"{name}-{digest[:12]}"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run_dir / "items.jsonl", text)
-    summary = run(RunConfig(
-        benchmark=run_dir / "items.jsonl", out=run_dir, methods=[METHOD],
-        models=[proposer.model], limit=limit, concurrency=proposer.concurrency,
-        retry_errors=proposer.retry_errors, progress=proposer.progress,
-        settings=GenerationSettings(temperature=0.0, max_tokens=proposer.max_tokens)))
-    if summary.interrupted:
-        raise LoopInterrupted(f"the {name} pass was interrupted; run the same command again to "
-                              "resume")
-    wanted = {str(i["id"]) for i in (items if limit is None else items[:limit])}
-    outcomes = {r.item_id: outcome_of(r) for r in read_records(run_dir)
-                if r.model == proposer.model and r.item_id in wanted}
-    return run_dir, summary, outcomes
+    def __call__(self, name: str, items: list[dict[str, Any]], proposer: Proposer,
+                 limit: int | None = None) -> PassResult: ...
 
 
 def annotation_loop(recipes: list[dict[str, Any]], annotations: list[dict[str, Any]],
-                    kb: dict[str, ConditionKB], proposer: Proposer,
+                    kb: dict[str, ConditionKB], proposer: Proposer, run_pass: PassRunner,
                     log: Callable[[str], Any] = lambda _: None
                     ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, int]]:
     """Propose, check, correct once, drop what persists: (annotations, the manifest's
     ``annotation`` section, this invocation's model calls and cache hits). Only candidate
-    annotations are proposed for: recipes the rules exclude are never sent to the model."""
+    annotations are proposed for: recipes the rules exclude are never sent to the model.
+    ``run_pass`` asks the model (see :class:`PassRunner`)."""
     candidates = {a["recipe_id"] for a in annotations if not a["excluded"]}
     items = [i for i in proposal_items(recipes, kb) if i["id"] in candidates]
     selected = items if proposer.limit is None else items[:proposer.limit]
@@ -422,9 +413,10 @@ def annotation_loop(recipes: list[dict[str, Any]], annotations: list[dict[str, A
     calls = {"model_calls": 0, "cache_hits": 0}
     first: dict[str, dict[str, Any]] = {}
     if items:
-        first_dir, first_run, first = engine_pass("propose", items, proposer, proposer.limit)
-        runs["propose"] = first_dir.relative_to(proposer.work_dir.parent).as_posix()
-        calls = {"model_calls": first_run.model_calls, "cache_hits": first_run.cache_hits}
+        done = run_pass("propose", items, proposer, proposer.limit)
+        first = done.outcomes
+        runs["propose"] = done.run_dir.relative_to(proposer.work_dir.parent).as_posix()
+        calls = {"model_calls": done.model_calls, "cache_hits": done.cache_hits}
     by_id = {a["recipe_id"]: a for a in annotations}
     to_correct = []
     for item in selected:
@@ -438,11 +430,11 @@ def annotation_loop(recipes: list[dict[str, Any]], annotations: list[dict[str, A
     second: dict[str, dict[str, Any]] = {}
     if to_correct:
         log(f"correct: {len(to_correct):,} recipes with conflicts, asked once more")
-        second_dir, second_run, answered = engine_pass("correct", to_correct, proposer)
-        second = {rid.removesuffix(CORRECT_SUFFIX): o for rid, o in answered.items()}
-        runs["correct"] = second_dir.relative_to(proposer.work_dir.parent).as_posix()
-        calls = {"model_calls": calls["model_calls"] + second_run.model_calls,
-                 "cache_hits": calls["cache_hits"] + second_run.cache_hits}
+        done = run_pass("correct", to_correct, proposer)
+        second = {rid.removesuffix(CORRECT_SUFFIX): o for rid, o in done.outcomes.items()}
+        runs["correct"] = done.run_dir.relative_to(proposer.work_dir.parent).as_posix()
+        calls = {"model_calls": calls["model_calls"] + done.model_calls,
+                 "cache_hits": calls["cache_hits"] + done.cache_hits}
     proposed = {str(i["id"]) for i in selected}
     final = [resolve(a, first.get(a["recipe_id"]), second.get(a["recipe_id"]),
                      proposed=a["recipe_id"] in proposed) for a in annotations]

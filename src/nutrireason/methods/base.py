@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from nutrireason.errors import NutriReasonError
+from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
+from nutrireason.schema import MethodSpec
 
 
 class Generator(Protocol):
@@ -35,6 +36,7 @@ class Method(ABC):
     """A prompting method. ``settings`` are the generation settings it sends."""
 
     name: str = ""
+    params: dict[str, Any] = {}  # noqa: RUF012 - set per instance by get_method
 
     def __init__(self, settings: GenerationSettings | None = None) -> None:
         self.settings = settings or GenerationSettings()
@@ -48,7 +50,10 @@ class Method(ABC):
         return item.get("gold", item.get("answer"))
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "settings": self.settings.model_dump(mode="json")}
+        described = {"name": self.name, "settings": self.settings.model_dump(mode="json")}
+        if self.params:
+            described["params"] = dict(self.params)
+        return described
 
 
 class PromptMethod(Method):
@@ -80,20 +85,49 @@ _METHODS: dict[str, Callable[..., Method]] = {"prompt": PromptMethod}
 _METHOD_MODULES = ("nutrireason.methods.ngqa", "nutrireason.methods.tog", "nutrireason.methods.fam")
 
 
-def register_method(name: str, factory: Callable[..., Method]) -> None:
-    """Make ``name`` available to ``get_method`` and ``nutrireason run --method``."""
-    _METHODS[name] = factory
+def register_method(name: str, factory: Callable[..., Method] | None = None) -> Any:
+    """Make ``name`` available to ``get_method`` and ``nutrireason run --method``.
+
+    ``register_method("name", factory)``, or as a class decorator ``@register_method("name")``.
+    A factory is called as ``factory(settings, **params)`` with the parameters of
+    ``--method name:key=value,...``.
+    """
+    if factory is not None:
+        _METHODS[name] = factory
+        return factory
+
+    def wrap(cls: Callable[..., Method]) -> Callable[..., Method]:
+        _METHODS[name] = cls
+        return cls
+
+    return wrap
 
 
 def get_method(name: str, settings: GenerationSettings | None = None) -> Method:
-    """The method registered as ``name``."""
-    if name not in _METHODS:
+    """The method ``name`` (``tog`` or ``tog:width=3,depth=2``), with its parameters.
+
+    A method given parameters is named by its spec (``tog:depth=2,width=3``, keys sorted), so
+    its records, groups and resume keys never mix with the defaults'.
+    """
+    spec = MethodSpec.parse(name)
+    if spec.name not in _METHODS:
         for module in _METHOD_MODULES:
             try:
                 importlib.import_module(module)
             except ModuleNotFoundError as exc:
                 if exc.name != module:
                     raise
-    if name not in _METHODS:
-        raise NutriReasonError(f"unknown method {name!r}; known: {sorted(_METHODS)}")
-    return _METHODS[name](settings)
+    if spec.name not in _METHODS:
+        raise NutriReasonError(f"unknown method {spec.name!r}; known: {sorted(_METHODS)}")
+    try:
+        method = _METHODS[spec.name](settings, **spec.params)
+    except TypeError as exc:
+        raise DataError(None, f"method {spec.name!r} does not take these parameters ({exc})",
+                        field="--method", value=name) from None
+    except ValueError as exc:
+        raise DataError(None, f"method {spec.name!r}: {exc}", field="--method",
+                        value=name) from None
+    if spec.params:
+        method.name = spec.label
+        method.params = dict(spec.params)
+    return method

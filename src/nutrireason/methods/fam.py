@@ -22,7 +22,6 @@ it scores 100 % exactly when the benchmark agrees with its own gold.
 from __future__ import annotations
 
 import base64
-import re
 from typing import Any, NamedTuple
 
 from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
@@ -30,6 +29,7 @@ from nutrireason.fam.instances import TASK_DISH, TASK_RANK, ImageRefused, confin
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
+from nutrireason.fam.spec import INPUTS, method_name
 from nutrireason.methods.base import Generator, Method, Prediction, register_method
 from nutrireason.methods.fam_prompts import (
     LETTERS,
@@ -65,26 +65,6 @@ class Mode(NamedTuple):
 MODES = {"baseline": Mode(False, False), "cot": Mode(True, False), "ki": Mode(False, True),
          "cot-ki": Mode(True, True), "ki-limits": Mode(False, True, True),
          "cot-ki-limits": Mode(True, True, True)}
-INPUTS = ("text", "text+image", "image")
-
-
-_NAME = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
-
-
-def method_name(mode: str, input_mode: str = "text") -> str:
-    """``fam-<mode>`` plus ``[<input>]`` for the image input modes."""
-    return f"fam-{mode}" + ("" if input_mode == "text" else f"[{input_mode}]")
-
-
-def split_method_name(name: str) -> tuple[str, str]:
-    """The inverse of :func:`method_name`: ``fam-cot-ki[image]`` -> ("cot-ki", "image"); no
-    ``[...]`` suffix means text input."""
-    match = _NAME.match(name)
-    if match is None:
-        return name, "text"
-    return match["mode"], match["input"] or "text"
-
-
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 _MAGIC = ((b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"),
           (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))

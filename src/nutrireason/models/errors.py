@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from nutrireason.errors import NutriReasonError
+from nutrireason.errors import MissingDependency, NutriReasonError
+
+__all__ = ["RETRYABLE", "ErrorKind", "MissingDependency", "ModelError"]
 
 ErrorKind = Literal[
     "rate_limit", "server", "timeout", "connection", "malformed", "bad_request", "auth",
@@ -31,11 +33,3 @@ class ModelError(NutriReasonError):
     def to_record(self) -> dict:
         """What a per-sample record stores about this error."""
         return {"kind": self.kind, "status": self.status, "message": str(self)[:2000]}
-
-
-class MissingDependency(NutriReasonError):
-    """An optional dependency is not installed: names the extra that provides it."""
-
-    def __init__(self, module: str, extra: str) -> None:
-        super().__init__(f"{module} is not installed; install it with "
-                         f"`pip install 'nutrireason[{extra}]'`")

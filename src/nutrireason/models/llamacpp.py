@@ -26,6 +26,7 @@ from nutrireason.errors import NutriReasonError
 from nutrireason.models.base import Backend
 from nutrireason.models.errors import MissingDependency, ModelError
 from nutrireason.models.types import ChatRequest, ModelResponse, Usage
+from nutrireason.paths import bundles_dir
 
 BUNDLES: dict[str, tuple[str, str]] = {
     "smollm2": ("smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
@@ -215,11 +216,10 @@ def import_llama_cpp() -> Any:
 
 
 def bundled_model_path(name: str) -> Path:
-    """The GGUF file of an offline bundle; a clear error when it has not been pulled."""
-    from nutrireason.sources.bundles import bundle_path
-
+    """The GGUF file of an offline bundle under the data home's ``bundles/`` (where
+    ``nutrireason data pull`` unpacks it); a clear error when it has not been pulled."""
     bundle_id, filename = BUNDLES[name]
-    path = bundle_path(bundle_id) / filename
+    path = bundles_dir() / bundle_id / filename
     if not path.is_file():
         raise ModelError("not_found", f"llamacpp/{name}: model file {path} not found; run "
                          f"`nutrireason data pull --only {bundle_id}`")

@@ -1,7 +1,7 @@
 """Reports over scored runs: paper-shaped tables, figures and one self-contained HTML page.
 
-``build_report(run_dirs, out)`` reads each run's ``metrics.json`` (from ``nutrireason score``)
-and ``records.jsonl`` and writes into ``out``:
+``build_report(run_dirs, out)`` reads each run's ``metrics.json`` and ``scores.jsonl`` (both
+from ``nutrireason score``) and ``records.jsonl`` and writes into ``out``:
 
 * when the runs have NGQA groups (binary, multi_label, text_generation):
   ``table3.md``/``.csv``/``.tex`` (NGQA Table 3: level x method by task metrics),
@@ -12,6 +12,11 @@ and ``records.jsonl`` and writes into ``out``:
   text+image or image-only variant) and ``fam_radar.png``/``.svg`` (Task 1 accuracy per
   condition, when metrics.json has fam_dish condition breakdowns);
 * ``report.html``: everything above plus a per-sample browser, with no network resources.
+
+The report decides nothing itself: every number comes from metrics.json, every sample's
+right / wrong (or, for text generation, its ROUGE-L) from scores.jsonl; records supply only the
+text shown (question, prompt, raw and parsed answer, gold). A run without scores.jsonl, or
+whose scores.jsonl does not cover its records, is refused with the command that fixes it.
 """
 
 from __future__ import annotations
@@ -22,13 +27,21 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.runs.records import Record, read_records
+from nutrireason.schema import (
+    METRICS_FILE,
+    RECORDS_FILE,
+    SCORES_FILE,
+    Record,
+    SampleScore,
+    read_records,
+    read_scores,
+)
 
-METRICS_FILE = "metrics.json"
 MAX_SAMPLES = 5000
 _GROUP_KEYS = ("method", "model", "task", "level")
 
-__all__ = ["MAX_SAMPLES", "METRICS_FILE", "RunData", "build_report", "load_metrics", "load_run"]
+__all__ = ["MAX_SAMPLES", "METRICS_FILE", "SCORES_FILE", "RunData", "build_report",
+           "load_metrics", "load_run", "load_scores"]
 
 
 @dataclass
@@ -36,6 +49,7 @@ class RunData:
     path: Path
     metrics: dict[str, Any]
     records: list[Record]
+    scores: dict[str, SampleScore]  # scores.jsonl by record key: one per record
 
 
 def load_metrics(run_dir: str | Path) -> dict[str, Any]:
@@ -66,12 +80,33 @@ def load_metrics(run_dir: str | Path) -> dict[str, Any]:
     return data
 
 
+def load_scores(run_dir: str | Path, records: list[Record]) -> dict[str, SampleScore]:
+    """A run's scores.jsonl by record key, checked to hold exactly one score per record."""
+    run_dir = Path(run_dir)
+    path = run_dir / SCORES_FILE
+    if not path.is_file():
+        raise DataError(path, f"no {SCORES_FILE} (runs scored before per-sample scores were "
+                              f"written lack it); run `nutrireason score {run_dir}` first")
+    scores = read_scores(path)
+    keys = {record.key for record in records}
+    missing = [record.key for record in records if record.key not in scores]
+    extra = [key for key in scores if key not in keys]
+    if missing or extra:
+        problem = f"record {missing[0]!r} has no score" if missing else \
+            f"score {extra[0]!r} has no record"
+        raise DataError(path, f"out of date with {RECORDS_FILE} ({problem}; {len(missing)} "
+                              f"unscored, {len(extra)} without a record); run "
+                              f"`nutrireason score {run_dir}` again")
+    return scores
+
+
 def load_run(run_dir: str | Path) -> RunData:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise DataError(run_dir, "no such run directory", expected="a run from `nutrireason run`")
     metrics = load_metrics(run_dir)
-    return RunData(run_dir, metrics, read_records(run_dir))
+    records = read_records(run_dir)
+    return RunData(run_dir, metrics, records, load_scores(run_dir, records))
 
 
 def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMPLES) -> Path:
@@ -85,9 +120,9 @@ def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMP
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
-    frame = tables.groups_frame(metrics)
-    records = [record for run in runs for record in run.records]
-    built = {**tables.ngqa_tables(frame), **tables.fam_tables(frame, records)}
+    frame = tables.groups_frame(metrics, [run.scores.values() for run in runs])
+    built = {**tables.ngqa_tables(frame),
+             **tables.fam_tables(frame, tables.fam_pool_entries(metrics))}
     tables.write_tables(built, out)
     ngqa = tables.ngqa_frame(frame)
     figures = plots.write_plots(tables.efficiency_frame(ngqa), tables.retrieval_by_method(ngqa),

@@ -4,6 +4,10 @@ Everything is inline (CSS, JavaScript, SVG), and a Content-Security-Policy forbi
 anything, so the page works offline and from ``file://``. All record text goes through Jinja2
 autoescaping; the only markup inserted unescaped is the SVG matplotlib wrote. The tables and the
 samples are plain HTML, readable with JavaScript disabled; the script only adds filtering.
+
+A sample's outcome is read from its line of scores.jsonl, never judged here: "correct" /
+"incorrect" from ``correct``, "error" for an error record, and "scored" for a task without a
+single right answer (text generation), shown with its per-sample ROUGE-L instead of a verdict.
 """
 
 from __future__ import annotations
@@ -28,9 +32,18 @@ from nutrireason.report.tables import (
     Table,
     ordered,
 )
+from nutrireason.schema import SampleScore
 
 TEMPLATE = "report.html.j2"
-OUTCOMES = ("correct", "incorrect", "error")
+OUTCOMES = ("correct", "incorrect", "scored", "error")
+# Per task, the per-sample values (scores.jsonl) shown beside the outcome: (name, label).
+# The first one of a task without a verdict takes the verdict's place.
+SHOWN_VALUES: dict[str, tuple[tuple[str, str], ...]] = {
+    "multi_label": (("accuracy", "Jaccard"),),
+    "text_generation": (("rougeL", "ROUGE-L"), ("rouge1", "ROUGE-1"),
+                        ("bertscore_f1", "BERTScore F1")),
+    "fam_rank": (("mrr", "MRR"), ("kendall_tau", "Kendall tau")),
+}
 
 
 @dataclass
@@ -39,7 +52,9 @@ class Sample:
     model: str
     level: str
     task: str
-    outcome: str  # correct | incorrect | error
+    outcome: str  # correct | incorrect | scored | error
+    label: str  # what the outcome cell says: the verdict, or the headline value
+    detail: str  # other per-sample values, "unparseable", ...
     question: str
     graph: str
     raw: str
@@ -49,48 +64,30 @@ class Sample:
     error: str
 
 
-def _same(parsed: Any, gold: Any) -> bool:
-    """Equal answers; lists (multi-label) compare as sets."""
-    if isinstance(parsed, list | tuple | set) and isinstance(gold, list | tuple | set):
-        try:
-            return set(map(_hashable, parsed)) == set(map(_hashable, gold))
-        except TypeError:
-            return False
-    return parsed == gold
-
-
-def _hashable(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
-
-
-def _field(value: Any, key: str) -> Any:
-    return value.get(key) if isinstance(value, dict) else None
-
-
-def _top(value: Any) -> Any:
-    """The first entry of a FAM-Bench answer's ``ranking``, or None."""
-    ranking = _field(value, "ranking")
-    return ranking[0] if isinstance(ranking, list) and ranking else None
-
-
-def _right(task: str, parsed: Any, gold: Any) -> bool:
-    """Whether an answer is right: FAM-Bench Task 1 by the decision, Task 2 by the top-ranked
-    dish, NGQA tasks by :func:`_same`."""
-    if task == "fam_dish":
-        decision = _field(parsed, "decision")
-        return decision is not None and decision == _field(gold, "decision")
-    if task == "fam_rank":
-        top = _top(parsed)
-        return top is not None and top == _top(gold)
-    return _same(parsed, gold)
-
-
-def outcome(record: Any) -> str:
-    if record.status == "error":
+def outcome(score: SampleScore) -> str:
+    """The sample's outcome as scored: error, correct / incorrect, or scored (no verdict)."""
+    if score.status == "error":
         return "error"
-    task = str((record.meta or {}).get("task", ""))
-    right = record.parse_ok and _right(task, record.parsed, record.gold)
-    return "correct" if right else "incorrect"
+    if score.correct is None:
+        return "scored"
+    return "correct" if score.correct else "incorrect"
+
+
+def _shown(score: SampleScore) -> list[str]:
+    return [f"{label} {score.values[name]:.4f}"
+            for name, label in SHOWN_VALUES.get(score.task, ()) if name in score.values]
+
+
+def _label_and_detail(score: SampleScore, result: str) -> tuple[str, str]:
+    """The outcome cell: the verdict (or, without one, the task's headline value) and the
+    sample's other values; an error shows only its message (see the template)."""
+    if result == "error":
+        return result, ""
+    shown = _shown(score)
+    notes = ["unparseable"] if not score.parse_ok else []
+    if result == "scored" and shown:
+        return shown[0], ", ".join(shown[1:] + notes)
+    return result, ", ".join(shown + notes)
 
 
 def _text(value: Any) -> str:
@@ -114,14 +111,18 @@ def _graph(record: Any) -> str:
     return ""
 
 
-def sample(record: Any) -> Sample:
+def sample(record: Any, score: SampleScore) -> Sample:
+    """What the browser shows of one record: its text from the record, its outcome and values
+    from its score."""
     meta = record.meta or {}
     error = ""
     if record.error:
         error = _text(record.error.get("message") or record.error)
+    result = outcome(score)
+    label, detail = _label_and_detail(score, result)
     return Sample(
-        method=record.method, model=record.model, level=str(meta.get("level", "")),
-        task=str(meta.get("task", "")), outcome=outcome(record),
+        method=record.method, model=record.model, level=score.level, task=score.task,
+        outcome=result, label=label, detail=detail,
         question=_text(meta.get("question")), graph=_graph(record),
         raw=record.responses[-1] if record.responses else "", parsed=_text(record.parsed),
         gold=_text(record.gold), item_id=record.item_id, error=error,
@@ -143,9 +144,9 @@ def _figure(plot: Plot) -> dict[str, Any]:
 
 def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot], *,
                 max_samples: int) -> str:
-    records = [record for run in runs for record in run.records]
+    records = [(record, run.scores[record.key]) for run in runs for record in run.records]
     total = len(records)
-    samples = [sample(record) for record in records[:max_samples]]
+    samples = [sample(record, score) for record, score in records[:max_samples]]
     bert_models = ordered(m for run in runs
                           if (m := run.metrics.get("bertscore_model")) is not None)
     filters = [

@@ -18,9 +18,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from nutrireason.fam.kb import CONDITION_IDS
 from nutrireason.io import atomic_path
-from nutrireason.report.tables import fam_label, fam_sorted, ordered
+from nutrireason.report.tables import CONDITIONS, fam_label, fam_sorted, ordered
 
 DPI = 100
 RC = {"svg.hashsalt": "nutrireason", "svg.fonttype": "none", "font.size": 9,
@@ -146,7 +145,7 @@ def fam_radar_plot(data: pd.DataFrame, out: Path) -> Plot | None:
     the conditions present (``data`` from :func:`tables.fam_condition_frame`)."""
     if data.empty:
         return None
-    conditions = ordered(data["condition"], CONDITION_IDS)
+    conditions = ordered(data["condition"], CONDITIONS)
     angles = np.linspace(0.0, 2 * np.pi, len(conditions), endpoint=False)
     closed = np.append(angles, angles[:1])
     with matplotlib.rc_context(RC):

@@ -5,9 +5,14 @@ formatted strings, backed by a pandas frame of numbers) and rendered to Markdown
 here, and to HTML by the report template. The NGQA tables read only the NGQA tasks (binary,
 multi_label, text_generation) and leave missing cells empty; the FAM-Bench tables (Table 1:
 both tasks per model and mode; Table 2: input modality) read fam_dish / fam_rank and show
-missing cells as "-". Given the runs' records, Table 1 scores each model's text-input prompting
-modes on their common pool of validly answered items (paper Table 1 caption); without them it
-shows each mode's full run, as metrics.json does.
+missing cells as "-". Table 1 shows each model's text-input prompting modes on their common
+pool of validly answered items (paper Table 1 caption) as ``score`` wrote it into
+metrics.json's ``pools``; without a pool it shows each mode's full run.
+
+Every number comes from metrics.json (and, for the weights of pooled retrieval figures, the
+count of samples per group that ``score`` wrote a retrieval value for in scores.jsonl): a
+table pools groups only as the scorer defined their metrics (efficiency over every record of a
+group, errors included; retrieval over the samples that count for retrieval).
 """
 
 from __future__ import annotations
@@ -21,16 +26,14 @@ from typing import Any
 
 import pandas as pd
 
-from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.io import write_text_atomic
-from nutrireason.methods.fam import INPUTS, MODES, split_method_name
-from nutrireason.runs.records import Record
-from nutrireason.scoring import fam_metrics
+from nutrireason.schema import SampleScore, get_benchmark
 
-LEVELS = ("sparse", "standard", "complex")
-TASKS = ("binary", "multi_label", "text_generation")
-TASK_LABELS = {"binary": "Binary", "multi_label": "Multi-label",
-               "text_generation": "Text generation"}
+# The benchmarks' levels, tasks and labels come from their registered specs (schema).
+_NGQA, _FAM = get_benchmark("ngqa"), get_benchmark("fam")
+LEVELS = _NGQA.levels
+TASKS = tuple(t.name for t in _NGQA.tasks)
+TASK_LABELS = {t.name: t.label for t in _NGQA.tasks}
 _CLASSIFICATION = (("accuracy", "Accuracy"), ("recall", "Recall"), ("precision", "Precision"),
                    ("f1", "F1"))
 TASK_METRICS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -90,10 +93,16 @@ class Table:
 # --- flattening metrics.json -----------------------------------------------------------------
 
 
-def groups_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One row per group of every metrics.json: ids, n, metric values, efficiency, retrieval."""
+def groups_frame(metrics: Sequence[dict[str, Any]],
+                 scores: Sequence[Iterable[SampleScore]] | None = None) -> pd.DataFrame:
+    """One row per group of every metrics.json: ids, n, metric values, efficiency, retrieval.
+
+    With each run's ``scores`` (scores.jsonl, in the order of ``metrics``), ``ret.n`` is the
+    number of the group's samples with a retrieval value: the samples its retrieval metrics
+    average over, and their weight when retrieval is pooled over groups."""
     rows = []
     for order, data in enumerate(metrics):
+        counts = _retrieval_counts(scores[order]) if scores is not None else None
         for group in data.get("groups") or []:
             row: dict[str, Any] = {
                 "run_order": order, "run": data.get("run"),
@@ -110,6 +119,8 @@ def groups_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
                     row[f"ret.{name}"] = stat.get("value")
                     row[f"ret.{name}.low"] = stat.get("low")
                     row[f"ret.{name}.high"] = stat.get("high")
+            if counts is not None:
+                row["ret.n"] = counts.get(tuple(group[k] for k in _GROUP_KEYS), 0)
             rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -117,6 +128,17 @@ def groups_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
                                       "n", "errors", "error_rate"])
     # Several runs may score the same (level, method, model, task): the last run given wins.
     return frame.drop_duplicates(["level", "method", "model", "task"], keep="last")
+
+
+_GROUP_KEYS = ("method", "model", "task", "level")
+
+
+def _retrieval_counts(scores: Iterable[SampleScore]) -> dict[tuple[str, ...], int]:
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    for score in scores:
+        if "retrieval_f1" in score.values:
+            counts[(score.method, score.model, score.task, score.level)] += 1
+    return dict(counts)
 
 
 def _value(stat: Any) -> float | None:
@@ -190,45 +212,55 @@ def table3(frame: pd.DataFrame) -> Table:
     return Table(index, columns, rows)
 
 
-def _weighted(rows: pd.DataFrame, column: str) -> float | None:
+def _weighted(rows: pd.DataFrame, column: str, weights: pd.Series) -> float | None:
+    """The mean of ``column`` over groups, each weighted by the samples its value averages
+    over; None when no group has a value or none has a sample."""
     if column not in rows.columns:
         return None
-    part = rows[["n", column]].dropna()
+    part = pd.DataFrame({"value": rows[column], "weight": weights}).dropna()
+    part = part[part["weight"] > 0]
     if part.empty:
         return None
-    weights = part["n"].astype(float)
-    if weights.sum() <= 0:
-        return float(part[column].mean())
-    return float((part[column] * weights).sum() / weights.sum())
+    return float((part["value"] * part["weight"]).sum() / part["weight"].sum())
+
+
+def _records(rows: pd.DataFrame) -> pd.Series:
+    """Records per group: scored samples plus errors (what efficiency averages over)."""
+    return rows["n"].fillna(0).astype(float) + rows["errors"].fillna(0).astype(float)
 
 
 def efficiency_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per method (and model): the n-weighted mean of each efficiency figure over all groups."""
+    """Per method (and model): each efficiency figure over all its records, the groups' means
+    weighted by their records (errors included, as metrics.json averages them)."""
     keys, _ = _row_keys(frame, with_level=False)
     rows = []
     for _, method, model in keys:
         part = frame[(frame["method"] == method) & (frame["model"] == model)]
-        row = {"method": method, "model": model, "n": int(part["n"].sum())}
+        weights = _records(part)
+        row = {"method": method, "model": model, "n": int(part["n"].sum()),
+               "records": int(weights.sum())}
         for name, _label, _pattern in EFFICIENCY:
-            row[name] = _weighted(part, f"eff.{name}")
+            row[name] = _weighted(part, f"eff.{name}", weights)
         rows.append(row)
-    return pd.DataFrame(rows, columns=["method", "model", "n"] + [e[0] for e in EFFICIENCY])
+    return pd.DataFrame(rows, columns=["method", "model", "n", "records"]
+                        + [e[0] for e in EFFICIENCY])
 
 
 def efficiency_table(frame: pd.DataFrame) -> Table:
     data = efficiency_frame(frame)
     multi_model = data["model"].nunique() > 1
     index = [Column("method", "Method")] + ([Column("model", "Model")] if multi_model else [])
-    columns = [Column("n", "Samples")] + [Column(k, label) for k, label, _ in EFFICIENCY]
+    columns = [Column("records", "Records")] + [Column(k, label) for k, label, _ in EFFICIENCY]
     rows = []
     for record in data.to_dict("records"):
         row = [record["method"]] + ([record["model"]] if multi_model else [])
-        row.append(str(record["n"]))
+        row.append(str(record["records"]))
         row += [_fmt(record[k], pattern) for k, _label, pattern in EFFICIENCY]
         rows.append(row)
     return Table(index, columns, rows, csv_frame=data if multi_model
                  else data.drop(columns=["model"]),
-                 notes=["Means per sample, weighted by samples over all levels and tasks."])
+                 notes=["Means per record over all levels and tasks, errors included (as in "
+                        "metrics.json); n in the CSV counts the scored samples."])
 
 
 def retrieval_table(frame: pd.DataFrame) -> Table:
@@ -269,7 +301,9 @@ def retrieval_table(frame: pd.DataFrame) -> Table:
 
 
 def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per method (and model): n-weighted mean retrieval P/R/F1 over levels and tasks."""
+    """Per method (and model): retrieval P/R/F1 over levels and tasks, each group's value
+    weighted by the samples it averages over (``ret.n`` from scores.jsonl; the group's ``n``
+    when the frame was built without scores)."""
     if "ret.f1" not in frame.columns:
         return pd.DataFrame(columns=["method", "model"] + [n for n, _ in RETRIEVAL])
     part = frame[frame["ret.f1"].notna()]
@@ -277,20 +311,20 @@ def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, method, model in keys:
         sel = part[(part["method"] == method) & (part["model"] == model)]
+        weights = sel["ret.n" if "ret.n" in sel.columns else "n"].astype(float)
         rows.append({"method": method, "model": model,
-                     **{name: _weighted(sel, f"ret.{name}") for name, _ in RETRIEVAL}})
+                     **{name: _weighted(sel, f"ret.{name}", weights) for name, _ in RETRIEVAL}})
     return pd.DataFrame(rows, columns=["method", "model"] + [n for n, _ in RETRIEVAL])
 
 
 # --- FAM-Bench -------------------------------------------------------------------------------
 
-FAM_TASKS = (TASK_DISH, TASK_RANK)
-FAM_TASK_LABELS = {"fam_dish": "FAM Task 1 (dish)", "fam_rank": "FAM Task 2 (ranking)"}
-FAM_TASK_SHORT = {"fam_dish": "Task 1", "fam_rank": "Task 2"}
-FAM_MODES = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
-             "ki-limits": "KI+limits", "cot-ki-limits": "CoT+KI+limits",
-             "reference": "reference"}  # display names, in table order
-FAM_INPUTS = INPUTS
+FAM_TASKS = tuple(t.name for t in _FAM.tasks)
+FAM_TASK_LABELS = {t.name: t.label for t in _FAM.tasks}
+FAM_TASK_SHORT = {t.name: t.short for t in _FAM.tasks}
+FAM_MODES = dict(_FAM.modes)  # display names, in table order
+FAM_INPUTS = _FAM.inputs
+CONDITIONS = _FAM.labels
 MISSING = "-"
 # Per task: the spanning header and (metric, label, shown as a percentage) in Table 1 order.
 FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
@@ -309,7 +343,12 @@ FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
 FAM_MODALITY = {"fam_dish": ("Task 1: accuracy", "accuracy"),
                 "fam_rank": ("Task 2: top-1", "top1_accuracy")}
 _MODALITY_COLUMNS = (("text+image", "T+I"), ("text", "T-only"), ("image", "I-only"))
-fam_method = split_method_name  # (mode, input) of a FAM-Bench method name
+
+
+def fam_method(name: str) -> tuple[str, str]:
+    """(mode, input) of a FAM-Bench method name."""
+    assert _FAM.split_method is not None
+    return _FAM.split_method(name)
 
 
 def fam_label(method: str) -> str:
@@ -381,62 +420,65 @@ def fam_sorted(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 @dataclass
 class FamPool:
-    """Table 1's common pool for one model and task: the item ids that every text-input
-    prompting mode answered validly, and each mode's metrics on them (by method)."""
+    """Table 1's common pool for one model and task, as ``score`` wrote it into a run's
+    metrics.json (``pools``): its size, the modes in it, each mode's metric values on it, and
+    which of the given runs it came from."""
 
-    ids: list[str]
-    metrics: dict[str, dict[str, float]]
+    n: int
+    methods: list[str]
+    metrics: dict[str, dict[str, float | None]]
+    run_order: int = 0
 
 
 def fam_prompting(method: str) -> bool:
-    """A text-input prompting mode (``fam-<mode>`` with a mode of :data:`MODES`)."""
+    """A text-input prompting mode (``fam-<mode>``, not the reference)."""
     mode, source = fam_method(method)
-    return source == "text" and mode in MODES
+    return source == "text" and mode in FAM_MODES and mode != "reference"
 
 
-def fam_answers(records: Iterable[Record]
-                ) -> dict[tuple[str, str, str], dict[str, fam_metrics.Answer]]:
-    """FAM-Bench answers by (model, method, task), then by item id: (parsed, gold, ok) with ok
-    = status "ok" and parse_ok; of two records of one item, the later one counts."""
-    out: dict[tuple[str, str, str], dict[str, fam_metrics.Answer]] = defaultdict(dict)
-    for record in records:
-        task = str(record.meta.get("task") or "")
-        if task in FAM_TASKS:
-            ok = record.status == "ok" and record.parse_ok
-            out[(record.model, record.method, task)][record.item_id] = (record.parsed,
-                                                                        record.gold, ok)
-    return dict(out)
+def fam_pool_entries(metrics: Sequence[dict[str, Any]]) -> dict[tuple[str, str], FamPool]:
+    """The common pools in the runs' metrics.json by (model, task); of two runs with a pool for
+    one (model, task), the later one given counts (as for groups)."""
+    out: dict[tuple[str, str], FamPool] = {}
+    for order, data in enumerate(metrics):
+        entries = data.get("pools") if isinstance(data, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict) or not isinstance(entry.get("metrics"), dict):
+                continue
+            values = {str(method): {name: _number(_value(stat)) for name, stat in found.items()}
+                      for method, found in entry["metrics"].items() if isinstance(found, dict)}
+            out[(str(entry.get("model")), str(entry.get("task")))] = FamPool(
+                int(entry.get("n") or 0), [str(m) for m in entry.get("methods") or []], values,
+                order)
+    return out
 
 
-def fam_pools(part: pd.DataFrame, records: Iterable[Record]
+def fam_pools(part: pd.DataFrame, pools: dict[tuple[str, str], FamPool]
               ) -> tuple[dict[tuple[str, str], FamPool], list[str]]:
-    """The common pool per (model, task) over the text-input prompting modes of ``part`` (a
-    :func:`fam_frame`), and a note for each (model, task) left unpooled because one of its
-    modes has no records."""
-    answers = fam_answers(records)
+    """The pool each (model, task) of ``part`` (a :func:`fam_frame`) is shown on, and a note for
+    each (model, task) left unpooled because one of its text-input prompting modes is not in
+    the pool its run's score wrote (modes scored in separate runs, or a run scored without
+    pools)."""
     rows = part[[fam_prompting(method) for method in part["method"]]]
-    pools: dict[tuple[str, str], FamPool] = {}
+    used: dict[tuple[str, str], FamPool] = {}
     notes: list[str] = []
     for model in ordered(rows["model"]):
         for task in _fam_tasks(rows):
             chosen = rows[(rows["model"] == model) & (rows["task"] == task)]
+            if chosen.empty:
+                continue
+            pool = pools.get((model, task))
+            run_of = dict(zip(chosen["method"], chosen["run_order"], strict=True))
             methods = [m for _, m in fam_sorted((model, m) for m in chosen["method"])]
-            found = {m: answers[(model, m, task)] for m in methods if (model, m, task) in answers}
-            missing = [m for m in methods if m not in found]
-            if missing:
-                notes.append(f"{model}, {FAM_TASK_SHORT[task]}: full runs, not pooled (no "
-                             f"records for {', '.join(missing)}).")
-            elif found:
-                pools[(model, task)] = _pool(task, found)
-    return pools, notes
-
-
-def _pool(task: str, by_method: dict[str, dict[str, fam_metrics.Answer]]) -> FamPool:
-    ids = fam_metrics.common_pool(task, by_method)
-    if not ids:
-        return FamPool([], {})
-    return FamPool(ids, {m: fam_metrics.pool_metrics(task, answers, ids)
-                         for m, answers in by_method.items()})
+            outside = methods if pool is None else [
+                m for m in methods if m not in pool.methods or run_of[m] != pool.run_order]
+            if outside:
+                notes.append(f"{model}, {FAM_TASK_SHORT[task]}: full runs, not pooled "
+                             f"({', '.join(outside)} not in a common pool with the other modes; "
+                             "score every mode in one run to pool them).")
+            elif pool is not None:
+                used[(model, task)] = pool
+    return used, notes
 
 
 def _table1_value(group: dict | None, pool: FamPool | None, method: str,
@@ -453,8 +495,7 @@ def _table1_notes(tasks: list[str], pools: dict[tuple[str, str], FamPool] | None
     notes = ["Acc., Top-1 and Unparseable are percentages; the other columns are on the "
              "metric's own scale. '-': not measured. The CSV holds unrounded fractions."]
     if pools is None:
-        return notes + ["Each row is its mode's full run (no records given, so no common "
-                        "pool)."]
+        return notes + ["Each row is its mode's full run (metrics.json has no common pool)."]
     if not pools:
         return notes + unpooled
     notes.append("Per model and task, the text-input prompting modes are scored on their "
@@ -462,9 +503,9 @@ def _table1_notes(tasks: list[str], pools: dict[tuple[str, str], FamPool] | None
                  "decision; Task 2: a ranking and a decision for every option). CTC is pooled: "
                  "agreeing over all (rec, not_rec) pairs of the pool. Unparseable and the "
                  "other rows (reference, image input) are full runs; metrics.json has every "
-                 "full-run value.")
+                 "full-run value and the pools.")
     sizes = [f"{model}: " + ", ".join(f"{FAM_TASK_SHORT[task]} n = "
-                                      f"{len(pools[(model, task)].ids)}"
+                                      f"{pools[(model, task)].n}"
                                       for task in tasks if (model, task) in pools)
              for model in ordered(model for model, _ in pools)]
     return notes + ["Pool size: " + "; ".join(sizes) + "."] + unpooled
@@ -481,7 +522,7 @@ def _table1_row(model: str, method: str, tasks: list[str], lookup: dict[tuple, d
                  else None for task in tasks}
     for task, group in groups.items():
         pool = row_pools[task]
-        csv_row[f"{task}_n"] = len(pool.ids) if pool is not None else \
+        csv_row[f"{task}_n"] = pool.n if pool is not None else \
             int(group["n"]) if group else None
         csv_row[f"{task}_pooled"] = pool is not None
     for task, group in groups.items():
@@ -492,26 +533,30 @@ def _table1_row(model: str, method: str, tasks: list[str], lookup: dict[tuple, d
     return row, csv_row
 
 
-def fam_table1(frame: pd.DataFrame, records: Iterable[Record] | None = None) -> Table | None:
+def fam_table1(frame: pd.DataFrame, pools: dict[tuple[str, str], FamPool] | None = None
+               ) -> Table | None:
     """FAM-Bench Table 1: rows model x mode (input variants as extra rows), columns grouped by
-    task; None when the runs have no FAM-Bench group. With the runs' ``records``, the text-input
-    prompting modes of each model are scored on their common pool (:func:`fam_pools`)."""
+    task; None when the runs have no FAM-Bench group. With the runs' ``pools``
+    (:func:`fam_pool_entries`), the text-input prompting modes of each model are shown on their
+    common pool (:func:`fam_pools`)."""
     part = fam_frame(frame)
     if part.empty:
         return None
-    pools, unpooled = fam_pools(part, records) if records is not None else (None, [])
+    if not pools:
+        pools = None
+    used, unpooled = fam_pools(part, pools) if pools is not None else (None, [])
     tasks = _fam_tasks(part)
     columns = [Column(f"{task}_{name}", label, FAM_TABLE1[task][0])
                for task in tasks for name, label, _ in FAM_TABLE1[task][1]]
     lookup = {(r["model"], r["method"], r["task"]): r for r in part.to_dict("records")}
-    built = [_table1_row(model, method, tasks, lookup, pools or {})
+    built = [_table1_row(model, method, tasks, lookup, used or {})
              for model, method in fam_sorted(zip(part["model"], part["method"], strict=True))]
     csv_frame = pd.DataFrame([csv_row for _, csv_row in built])
     for task in tasks:
         csv_frame[f"{task}_n"] = csv_frame[f"{task}_n"].astype("Int64")  # no "40.0"
     return Table([Column("model", "Model"), Column("mode", "Mode")], columns,
                  [row for row, _ in built], csv_frame=csv_frame,
-                 notes=_table1_notes(tasks, pools, unpooled))
+                 notes=_table1_notes(tasks, used, unpooled))
 
 
 def _modality_keys(part: pd.DataFrame) -> list[tuple[str, str]]:
@@ -665,17 +710,20 @@ def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
             "retrieval": retrieval_table(part)}
 
 
-def fam_tables(frame: pd.DataFrame, records: Iterable[Record] | None = None
+def fam_tables(frame: pd.DataFrame, pools: dict[tuple[str, str], FamPool] | None = None
                ) -> dict[str, Table]:
-    """FAM-Bench Table 1 (on each model's common pool when the runs' ``records`` are given),
-    and Table 2 when some method has a non-text input variant."""
-    built = {"fam_table1": fam_table1(frame, records), "fam_modality": fam_modality(frame)}
+    """FAM-Bench Table 1 (on each model's common pool when the runs' metrics.json have
+    ``pools``, see :func:`fam_pool_entries`), and Table 2 when some method has a non-text input
+    variant."""
+    built = {"fam_table1": fam_table1(frame, pools), "fam_modality": fam_modality(frame)}
     return {name: table for name, table in built.items() if table is not None}
 
 
-def build_tables(metrics: Sequence[dict[str, Any]]) -> dict[str, Table]:
-    frame = groups_frame(metrics)
-    return {**ngqa_tables(frame), **fam_tables(frame)}
+def build_tables(metrics: Sequence[dict[str, Any]],
+                 scores: Sequence[Iterable[SampleScore]] | None = None) -> dict[str, Table]:
+    """Every table of the runs' metrics.json (and scores.jsonl, for pooled weights)."""
+    frame = groups_frame(metrics, scores)
+    return {**ngqa_tables(frame), **fam_tables(frame, fam_pool_entries(metrics))}
 
 
 LATEX_TABLES = ("table3", "fam_table1", "fam_modality")

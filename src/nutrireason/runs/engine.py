@@ -69,13 +69,19 @@ from nutrireason.runs.manifest import (
     write_manifest,
 )
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
+from nutrireason.schema import all_meta_keys, spec_for_task
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Exceptions from a method that mean the item does not have what the method needs.
 BAD_ITEM_ERRORS = (NutriReasonError, LookupError, TypeError, ValueError)
-# Item fields copied into every record (``meta``) so scoring and reports need records alone.
-META_KEYS = ("level", "task", "user_id", "food_id", "food", "question", "signal",
-             "conditions", "diets", "condition", "options", "distractor", "recipe_id")
+
+
+def meta_keys(item: dict[str, Any]) -> tuple[str, ...]:
+    """The item fields copied into its record (``meta``) so scoring and reports need records
+    alone: those the item's benchmark declares (:mod:`nutrireason.schema`), or every registered
+    benchmark's for an item of no known task."""
+    found = spec_for_task(str(item.get("task", "")))
+    return found[0].meta_keys if found else all_meta_keys()
 
 
 @dataclass
@@ -375,7 +381,7 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
             "model": task.model, "gold": None,
-            "meta": {k: task.item[k] for k in META_KEYS if k in task.item}}
+            "meta": {k: task.item[k] for k in meta_keys(task.item) if k in task.item}}
     try:
         base["gold"] = task.method.gold(task.item)
         prediction = await task.method.answer(task.item, proxy)
@@ -385,7 +391,7 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
         fields = {"status": "error", "error": _item_error(task, exc)}
     else:
         fields = {"status": "ok", "parsed": prediction.parsed, "parse_ok": prediction.parse_ok,
-                  "retrieved": prediction.retrieved, **prediction.extra}
+                  "retrieved": prediction.retrieved, "extra": prediction.extra}
     return Record(**base, **fields, **_accounting(proxy), wall_s=time.perf_counter() - started,
                   finished_at=time.time())
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import platform
-import re
 import subprocess
 import time
 from importlib import metadata
@@ -14,7 +12,7 @@ from typing import Any
 
 from nutrireason import __version__
 from nutrireason.errors import NutriReasonError
-from nutrireason.io import write_text_atomic
+from nutrireason.io import scrub, write_text_atomic  # scrub lives in a leaf; fam uses it too
 from nutrireason.runs.lock import holder_alive
 
 MANIFEST_FILE = "manifest.json"
@@ -48,17 +46,6 @@ def git_commit() -> dict[str, Any] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
-
-
-def scrub(text: str) -> str:
-    """Remove credentials from text: a URL's ``user:password@`` part, and the value of every
-    ``*API_KEY*`` / ``*TOKEN*`` environment variable."""
-    text = re.sub(r"://[^/@\s]+@", "://***@", text)
-    for name, value in os.environ.items():
-        upper = name.upper()
-        if value and len(value) >= 8 and ("API_KEY" in upper or "TOKEN" in upper):
-            text = text.replace(value, "***")
-    return text
 
 
 def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> Path:

@@ -7,50 +7,20 @@ truncates away. Records are the truth: metrics and reports are computed from the
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from nutrireason.errors import DataError
 from nutrireason.io import atomic_path
+from nutrireason.schema import (
+    RECORDS_FILE,
+    Record,
+    read_records,
+    read_records_bytes,
+    record_key,
+)
 
-RECORDS_FILE = "records.jsonl"
-
-
-class Record(BaseModel):
-    """Everything about one sample: ids, prompt, raw output, parsed answer, gold, cost, error."""
-
-    model_config = ConfigDict(extra="allow")
-
-    key: str
-    item_id: str
-    method: str
-    model: str
-    status: Literal["ok", "error"]
-    parsed: Any = None
-    parse_ok: bool = False
-    gold: Any = None
-    requests: list[dict[str, Any]] = Field(default_factory=list)
-    responses: list[str] = Field(default_factory=list)
-    raw: list[Any] = Field(default_factory=list)
-    retrieved: list[Any] | None = None
-    usage: dict[str, int] = Field(default_factory=dict)
-    latency_s: float = 0.0
-    wall_s: float = 0.0
-    n_calls: int = 0
-    cache_hits: int = 0
-    attempts: int = 0
-    error: dict[str, Any] | None = None
-    finished_at: float = 0.0
-    meta: dict[str, Any] = Field(default_factory=dict)
-
-
-def record_key(item_id: str, method: str, model: str) -> str:
-    """The identity of a sample within a run."""
-    return f"{item_id}::{method}::{model}"
+__all__ = ["RECORDS_FILE", "Record", "RecordLog", "read_records", "read_records_bytes",
+           "record_key"]
 
 
 class RecordLog:
@@ -98,29 +68,3 @@ class RecordLog:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-
-
-def read_records_bytes(data: bytes, path: Path) -> dict[str, Record]:
-    """Parse complete JSONL lines; a malformed line is an error naming file and line."""
-    records: dict[str, Record] = {}
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = Record.model_validate(json.loads(line))
-        except ValueError as exc:
-            raise DataError(path, f"line {number} is not a valid record: {exc}") from exc
-        records[record.key] = record
-    return records
-
-
-def read_records(path: str | Path) -> list[Record]:
-    """Every record of a run (a run directory or its records.jsonl), last per key."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / RECORDS_FILE
-    if not path.is_file():
-        raise DataError(path, "no records file", expected="a run directory from `nutrireason run`")
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    return list(read_records_bytes(data[:end], path).values())

@@ -28,9 +28,10 @@ in a :class:`~nutrireason.scoring.metrics.Table`, so ``with_ci`` bootstraps them
   decisions are all the same is covered but adds no pair).
 
 Table 1's common pool (:func:`common_pool`, paper Table 1 caption): per model and task, the item
-ids that every text-input prompting mode answered validly (:func:`valid_answer`); each mode is
-then scored on those items only (:func:`pool_metrics`), so CTC there is the pool's agreeing
-pairs over its pairs. ``metrics.json`` keeps the full-run values.
+ids that every text-input prompting mode (:func:`pooled_method`) answered validly
+(:func:`valid_answer`); each mode is then scored on those items only (:func:`pool_table`), so
+CTC there is the pool's agreeing pairs over its pairs. ``score`` writes these under
+``metrics.json``'s ``pools`` key; its groups keep the full-run values.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def dish_table(pred: Sequence[Any], gold: Sequence[dict], parse_ok: Sequence[boo
                 "rationale_micro_f1_strict": _f1(sums[:, 6:9]),
                 "rationale_macro_f1_strict": _macro_f1(per[:, :, 4:7], present)}
 
-    return Table(stats, finish)
+    return Table(stats, finish, {"accuracy": 0, "recommend_rate": 1, "unparseable_rate": 2})
 
 
 def dish_metrics(pred: Sequence[Any], gold: Sequence[dict],
@@ -298,7 +299,8 @@ def rank_table(pred: Sequence[Any], gold: Sequence[dict], parse_ok: Sequence[boo
                 "ctc": _div(sums[:, 4], sums[:, 5]), "ctc_pairs": sums[:, 5].copy(),
                 "ctc_coverage": _div(sums[:, 6], n)}
 
-    return Table(stats, finish)
+    return Table(stats, finish, {"top1_accuracy": 0, "mrr": 1, "kendall_tau": 2,
+                                 "unparseable_rate": 3, "ctc_coverage": 6})
 
 
 def rank_metrics(pred: Sequence[Any], gold: Sequence[dict],
@@ -333,10 +335,21 @@ def common_pool(task: str, answers: Mapping[str, Mapping[str, Answer]]) -> list[
     return sorted(set.intersection(*pools)) if pools else []
 
 
-def pool_metrics(task: str, answers: Mapping[str, Answer], ids: Sequence[str]
-                 ) -> dict[str, float]:
-    """One method's point metrics on the pooled ``ids`` (:data:`DISH_METRICS` or
+def pool_table(task: str, answers: Mapping[str, Answer], ids: Sequence[str]) -> Table:
+    """One method's metric table on the pooled ``ids`` (:data:`DISH_METRICS` or
     :data:`RANK_METRICS`; CTC pooled over all pairs of the pool)."""
     chosen = [answers[item] for item in ids]
     table = dish_table if task == "fam_dish" else rank_table
-    return table([a[0] for a in chosen], [a[1] for a in chosen], [a[2] for a in chosen]).point()
+    return table([a[0] for a in chosen], [a[1] for a in chosen], [a[2] for a in chosen])
+
+
+def pool_metrics(task: str, answers: Mapping[str, Answer], ids: Sequence[str]
+                 ) -> dict[str, float]:
+    """Point values of :func:`pool_table`."""
+    return pool_table(task, answers, ids).point()
+
+
+def pooled_method(method: str) -> bool:
+    """Whether a method joins Table 1's common pool: a text-input prompting mode, named
+    ``fam-<mode>`` without an ``[input]`` suffix; the rule-based ``fam-reference`` does not."""
+    return method.startswith("fam-") and "[" not in method and method != "fam-reference"

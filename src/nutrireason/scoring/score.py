@@ -1,4 +1,5 @@
-"""Score a run directory: ``records.jsonl`` -> ``metrics.json`` and three CSV tables.
+"""Score a run directory: ``records.jsonl`` -> ``metrics.json``, ``scores.jsonl`` and three CSV
+tables.
 
 Groups are (method, model, task, level). Conventions (also in the README of a run's report):
 
@@ -26,6 +27,20 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   count, not a mean) and ``ctc_coverage`` (share of records with usable decisions).
 * Other tasks than binary / multi_label / text_generation / fam_dish / fam_rank get
   ``accuracy`` (exact match) and ``unparseable_rate``.
+* FAM-Bench Table 1's common pool (:mod:`nutrireason.scoring.fam_metrics`): per (model, task),
+  the items every text-input prompting mode of the run answered validly, and each mode's
+  metrics on them, under the ``pools`` key (only when the run has such a mode).
+
+``scores.jsonl`` holds one :class:`~nutrireason.schema.SampleScore` per record, in records
+order. ``values`` are the per-sample columns of the group's own metric table whose mean is a
+metric (so a group's metric is the mean of its samples' values): binary ``accuracy``;
+multi_label ``accuracy`` (Jaccard) and ``subset_accuracy``; text_generation ``rouge1``,
+``rouge2``, ``rougeL`` (and ``bertscore_f1`` when computed; BLEU is corpus-level, no per-sample
+value); fam_dish ``accuracy``, ``recommend_rate``; fam_rank ``top1_accuracy``, ``mrr``,
+``kendall_tau``, ``ctc_coverage``; other tasks ``accuracy``; every task ``unparseable_rate``;
+``retrieval_precision`` / ``_recall`` / ``_f1`` for a sample that counts for retrieval.
+``correct`` is the sample's value of :data:`CORRECT_METRIC` (exact match, exact set match,
+decision, top-1) as a bool, None for text generation and for an error record (``values`` {}).
 """
 
 from __future__ import annotations
@@ -39,22 +54,38 @@ from typing import Any
 
 import numpy as np
 
-from nutrireason.io import atomic_path, write_json_atomic
-from nutrireason.runs.records import Record, read_records
+from nutrireason.errors import NutriReasonError
+from nutrireason.io import atomic_path, write_json_atomic, write_jsonl_atomic
+from nutrireason.schema import METRICS_FILE, SCORES_FILE, Record, SampleScore, read_records
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
 
-METRICS_FILE = "metrics.json"
 GROUPS_CSV = "metrics_groups.csv"
 CONDITIONS_CSV = "metrics_conditions.csv"
 DIETS_CSV = "metrics_diets.csv"
 LEVEL_ORDER = {"sparse": 0, "standard": 1, "complex": 2}
 EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency_s")
+# The per-sample value that says whether an answer is right; None: no single right answer.
+CORRECT_METRIC: dict[str, str | None] = {
+    "binary": "accuracy", "multi_label": "subset_accuracy", "text_generation": None,
+    "fam_dish": "accuracy", "fam_rank": "top1_accuracy"}
+DEFAULT_CORRECT = "accuracy"  # other tasks: exact match
+POOL_TASKS = ("fam_dish", "fam_rank")
+
+
+class Scores(dict):
+    """The ``metrics.json`` dict of a scored run; ``samples`` holds its ``scores.jsonl`` lines
+    (one per record). JSON and ``==`` see only the dict, so metrics.json never holds them."""
+
+    def __init__(self, data: dict[str, Any], samples: list[SampleScore]) -> None:
+        super().__init__(data)
+        self.samples = samples
 
 
 def score_run(run_dir: str | Path, bootstrap: int = 1000, seed: int = 0,
-              bertscore: bool = False, bertscore_model: str | Path | None = None) -> dict:
-    """The metrics of a run directory as the ``metrics.json`` dict (not written)."""
+              bertscore: bool = False, bertscore_model: str | Path | None = None) -> Scores:
+    """The metrics of a run directory as the ``metrics.json`` dict, with the per-sample scores
+    (nothing written; :func:`write_scores` writes both)."""
     run_dir = Path(run_dir)
     return score_records(read_records(run_dir), run=str(run_dir), bootstrap=bootstrap,
                          seed=seed, bertscore=bertscore, bertscore_model=bertscore_model)
@@ -70,8 +101,9 @@ def _level(record: Record) -> str:
 
 def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 1000,
                   seed: int = 0, bertscore: bool = False,
-                  bertscore_model: str | Path | None = None) -> dict:
-    """Score records in memory (what :func:`score_run` does after reading the file)."""
+                  bertscore_model: str | Path | None = None) -> Scores:
+    """Score records in memory (what :func:`score_run` does after reading the file): the
+    metrics.json dict, with one :class:`SampleScore` per record in ``.samples``."""
     bert, model_used = _bertscore(records, bertscore, bertscore_model)
     texts = [r for r in records if r.status == "ok" and _task(r) == "text_generation"]
     M.prime_text_pairs(M.text_pairs([r.parsed for r in texts], [r.gold for r in texts],
@@ -81,12 +113,16 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
         families[(record.method, record.model, _task(record))].append(i)
     groups: list[dict[str, Any]] = []
     breakdowns: dict[str, list[dict[str, Any]]] = {"condition": [], "diet": []}
+    samples: dict[int, SampleScore] = {}
     for (method, model, task), rows in sorted(families.items()):
         family = [records[i] for i in rows]
         ok_rows = [j for j, r in enumerate(family) if r.status == "ok"]
         ok = [family[j] for j in ok_rows]
         table = _answer_table(task, ok, [bert.get(rows[j]) for j in ok_rows] if bert else None)
         retrieval = _retrieval(ok)
+        for i, score in zip(rows, _sample_scores(task, family, ok_rows, table, retrieval),
+                            strict=True):
+            samples[i] = score
         levels: dict[str, list[int]] = defaultdict(list)
         for j, record in enumerate(family):
             levels[_level(record)].append(j)
@@ -106,8 +142,65 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
                 breakdowns[key].append({"method": method, "model": model, "task": task,
                                         key: value, "n": sub.n,
                                         "metrics": M.with_ci(sub, bootstrap, seed)})
-    return {"run": run, "records": len(records), "bertscore_model": model_used,
-            "groups": groups, "breakdowns": breakdowns}
+    data: dict[str, Any] = {"run": run, "records": len(records), "bertscore_model": model_used,
+                            "groups": groups, "breakdowns": breakdowns}
+    pools = _pools(records, bootstrap, seed)
+    if pools:
+        data["pools"] = pools
+    return Scores(data, [samples[i] for i in range(len(records))])
+
+
+def _sample_scores(task: str, family: list[Record], ok_rows: list[int], table: M.Table,
+                   retrieval: tuple[M.Table, np.ndarray] | None) -> list[SampleScore]:
+    """One score per record of a (method, model, task) family, in family order, read off the
+    same per-sample columns that the family's metrics are means of."""
+    columns = {name: column.tolist() for name, column in table.values().items()}
+    extra: dict[int, dict[str, float]] = defaultdict(dict)  # by index among ok records
+    if retrieval is not None:
+        rtable, positions = retrieval
+        for name, column in rtable.values().items():
+            for k, value in zip(positions.tolist(), column.tolist(), strict=True):
+                extra[k][f"retrieval_{name}"] = value
+    correct_name = CORRECT_METRIC.get(task, DEFAULT_CORRECT)
+    ok_index = {j: k for k, j in enumerate(ok_rows)}
+    out = []
+    for j, record in enumerate(family):
+        k = ok_index.get(j)
+        values: dict[str, float] = {}
+        correct = None
+        if k is not None:
+            values = {name: column[k] for name, column in columns.items()}
+            values.update(extra.get(k, {}))
+            if correct_name is not None and correct_name in values:
+                correct = values[correct_name] == 1.0
+        # Every field is already of its type (floats from tolist()): no validation pass.
+        out.append(SampleScore.model_construct(
+            key=record.key, item_id=record.item_id, method=record.method, model=record.model,
+            task=task, level=_level(record), status=record.status, parse_ok=record.parse_ok,
+            correct=correct, values=values))
+    return out
+
+
+def _pools(records: Sequence[Record], bootstrap: int, seed: int) -> list[dict[str, Any]]:
+    """FAM-Bench Table 1's common pool per (model, task) over the run's text-input prompting
+    modes: the pool size and each mode's metrics (with intervals) on the pooled items."""
+    answers: dict[tuple[str, str], dict[str, dict[str, fam_metrics.Answer]]] = \
+        defaultdict(lambda: defaultdict(dict))
+    for record in records:
+        task = _task(record)
+        if task in POOL_TASKS and fam_metrics.pooled_method(record.method):
+            ok = record.status == "ok" and record.parse_ok
+            answers[(record.model, task)][record.method][record.item_id] = (
+                record.parsed, record.gold, ok)
+    pools = []
+    for (model, task), by_method in sorted(answers.items()):
+        ids = fam_metrics.common_pool(task, by_method)
+        pools.append({"model": model, "task": task, "methods": sorted(by_method),
+                      "n": len(ids),
+                      "metrics": {method: M.with_ci(fam_metrics.pool_table(task, found, ids),
+                                                    bootstrap, seed)
+                                  for method, found in sorted(by_method.items())}})
+    return pools
 
 
 def _group(method: str, model: str, task: str, level: str, members: list[Record],
@@ -203,17 +296,27 @@ def _write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_scores(run_dir: str | Path, scores: dict) -> dict[str, Path]:
-    """Write ``metrics.json`` and the long-format CSVs (one row per metric) atomically.
+def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
+    """Write ``scores.jsonl`` (one :class:`SampleScore` per record), ``metrics.json`` and the
+    long-format CSVs (one row per metric), each atomically; ``scores`` is what
+    :func:`score_run` or :func:`score_records` returned.
 
     ``metrics_groups.csv``: method, model, task, level, n, errors, error_rate, metric, value,
     low, high (retrieval metrics as ``retrieval_<name>``, efficiency as ``efficiency_<name>``
     with low = high = value). ``metrics_conditions.csv`` / ``metrics_diets.csv``: method, model,
     task, condition|diet, n, metric, value, low, high.
     """
+    samples = getattr(scores, "samples", None)
+    if samples is None:
+        raise NutriReasonError("write_scores needs what score_run or score_records returned: it "
+                               "carries the per-sample scores for scores.jsonl, which a plain "
+                               "metrics dict lacks")
     run_dir = Path(run_dir)
-    paths = {"json": run_dir / METRICS_FILE, "groups": run_dir / GROUPS_CSV,
-             "condition": run_dir / CONDITIONS_CSV, "diet": run_dir / DIETS_CSV}
+    paths = {"scores": run_dir / SCORES_FILE, "json": run_dir / METRICS_FILE,
+             "groups": run_dir / GROUPS_CSV, "condition": run_dir / CONDITIONS_CSV,
+             "diet": run_dir / DIETS_CSV}
+    # scores.jsonl first: a metrics.json newer than the records always has its scores beside it.
+    write_jsonl_atomic(paths["scores"], (s.model_dump(mode="json") for s in samples))
     write_json_atomic(paths["json"], scores)
     rows = []
     for g in scores["groups"]:

@@ -11,15 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nutrireason.models.types import GenerationSettings
-from nutrireason.ngqa.config import LEVELS, TASKS
 from nutrireason.report import build_report
 from nutrireason.runs import RunConfig, RunSummary, run
-from nutrireason.runs.records import RECORDS_FILE
-from nutrireason.scoring.score import METRICS_FILE, score_run, write_scores
+from nutrireason.schema import METRICS_FILE, RECORDS_FILE, SCORES_FILE, get_benchmark
+from nutrireason.scoring.score import score_run, write_scores
 
 DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog"]
 FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
-FAM_TASKS = ("dish", "rank")
 REFERENCE_MODEL = "scripted/none"  # the references answer without a model; it refuses calls
 
 
@@ -40,7 +38,8 @@ def _run_and_score(config: RunConfig, bootstrap: int = 200) -> RunSummary:
     metrics, records = config.out / METRICS_FILE, config.out / RECORDS_FILE
     if summary.interrupted:
         raise KeyboardInterrupt
-    if not metrics.is_file() or metrics.stat().st_mtime < records.stat().st_mtime:
+    if not metrics.is_file() or not (config.out / SCORES_FILE).is_file() \
+            or metrics.stat().st_mtime < records.stat().st_mtime:
         write_scores(config.out, score_run(config.out, bootstrap=bootstrap))
     return summary
 
@@ -52,12 +51,13 @@ def evaluate_ngqa(benchmark: Path, out: Path, model: str, per_cell: int,
     score each run and (unless ``report`` is False) write one report."""
     settings = GenerationSettings(temperature=0.0, max_tokens=max_tokens, seed=0)
     result = EvalResult()
-    for task in TASKS:
-        for level in LEVELS:
+    spec = get_benchmark("ngqa")
+    for task in (t.name for t in spec.tasks):
+        for level in spec.levels:
             run_dir = out / "runs" / f"{task}-{level}"
             log(f"evaluating NGQA {task} / {level} ...")
             result.summaries.append(_run_and_score(RunConfig(
-                benchmark=benchmark / level / f"{task}.jsonl", out=run_dir,
+                benchmark=spec.file(benchmark, task, level), out=run_dir,
                 methods=methods or [*DEMO_METHODS, "oracle"], models=[model],
                 settings=settings, limit=per_cell, concurrency=1)))
             result.runs.append(run_dir)
@@ -74,13 +74,14 @@ def evaluate_fam(benchmark: Path, out: Path, model: str, limits: dict[str, int],
     sample); a task with limit 0 is skipped."""
     settings = GenerationSettings(temperature=0.0, max_tokens=max_tokens, seed=0)
     result = EvalResult()
-    for task in FAM_TASKS:
+    for task in (t.option for t in get_benchmark("fam").tasks):
         if not limits.get(task):
             continue
         run_dir = out / "runs" / f"fam-{task}"
         log(f"evaluating FAM-Bench {task} ...")
         result.summaries.append(_run_and_score(RunConfig(
-            benchmark=benchmark / f"{task}.jsonl", out=run_dir, methods=methods or FAM_MODES,
+            benchmark=get_benchmark("fam").file(benchmark, task), out=run_dir,
+            methods=methods or FAM_MODES,
             models=[model], settings=settings, limit=limits[task], concurrency=1)))
         result.runs.append(run_dir)
     return result
@@ -90,10 +91,11 @@ def evaluate_references(ngqa: Path, fam: Path, out: Path,
                         log: Callable[[str], None] = print) -> EvalResult:
     """The NGQA oracle and the FAM-Bench reference on every question of the full sets."""
     result = EvalResult()
-    cells = [(ngqa / level / f"{task}.jsonl", "oracle", f"oracle-{task}-{level}")
-             for task in TASKS for level in LEVELS]
-    cells += [(fam / f"{task}.jsonl", "fam-reference", f"reference-fam-{task}")
-              for task in FAM_TASKS]
+    spec, fam_spec = get_benchmark("ngqa"), get_benchmark("fam")
+    cells = [(spec.file(ngqa, task.name, level), "oracle", f"oracle-{task.name}-{level}")
+             for task in spec.tasks for level in spec.levels]
+    cells += [(fam_spec.file(fam, task), "fam-reference", f"reference-fam-{task}")
+              for task in (t.option for t in fam_spec.tasks)]
     log(f"running the symbolic references on the full sets ({len(cells)} runs) ...")
     for benchmark, method, name in cells:
         run_dir = out / "runs" / name

@@ -1,0 +1,84 @@
+"""FAM-Bench as one registered benchmark: its two tasks, item models and conditions.
+
+Every other stage reads these facts from :func:`nutrireason.schema.get_benchmark` ``("fam")``;
+the condition ids come from the knowledge base (:mod:`nutrireason.fam.kb`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from nutrireason.fam.instances import TASK_DISH, TASK_RANK
+from nutrireason.fam.kb import CONDITION_IDS
+from nutrireason.schema import BenchmarkSpec, TaskSpec, register_benchmark
+
+# Prompting modes and their display names, in table order (the methods are in
+# ``methods/fam.py``; ``reference`` is the rule-based reference answer).
+MODE_LABELS = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
+               "ki-limits": "KI+limits", "cot-ki-limits": "CoT+KI+limits",
+               "reference": "reference"}
+INPUTS = ("text", "text+image", "image")
+_NAME = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
+
+
+def method_name(mode: str, input_mode: str = "text") -> str:
+    """``fam-<mode>`` plus ``[<input>]`` for the image input modes."""
+    return f"fam-{mode}" + ("" if input_mode == "text" else f"[{input_mode}]")
+
+
+def split_method_name(name: str) -> tuple[str, str]:
+    """The inverse of :func:`method_name`: ``fam-cot-ki[image]`` -> ("cot-ki", "image"); no
+    ``[...]`` suffix means text input."""
+    match = _NAME.match(name)
+    if match is None:
+        return name, "text"
+    return match["mode"], match["input"] or "text"
+
+
+class DishItem(BaseModel):
+    """One dish-level item (``dish.jsonl``): a recipe judged for one condition."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    task: str
+    condition: str
+    conditions: list[str]
+    condition_labels: list[str]
+    recipe_id: str
+    dish: dict[str, Any]
+    gold: dict[str, Any]
+
+
+class RankItem(BaseModel):
+    """One comparative item (``rank.jsonl``): four dishes ranked for a set of conditions."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    task: str
+    distractor: str
+    conditions: list[str]
+    condition_labels: list[str]
+    recipe_ids: dict[str, str]
+    dishes: dict[str, Any]
+    gold: dict[str, Any]
+
+
+@register_benchmark("fam")
+def fam_spec() -> BenchmarkSpec:
+    return BenchmarkSpec(
+        name="fam", title="FAM-Bench", build_dir="fam/benchmark",
+        tasks=(TaskSpec(name=TASK_DISH, option="dish", label="FAM Task 1 (dish)",
+                        short="Task 1", file="dish.jsonl", scorer=TASK_DISH,
+                        item_model=DishItem),
+               TaskSpec(name=TASK_RANK, option="rank", label="FAM Task 2 (ranking)",
+                        short="Task 2", file="rank.jsonl", scorer=TASK_RANK,
+                        item_model=RankItem)),
+        meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id"),
+        labels=tuple(CONDITION_IDS), groups=("conditions",), modes=dict(MODE_LABELS),
+        inputs=INPUTS, split_method=split_method_name)
+

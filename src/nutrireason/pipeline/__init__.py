@@ -1,0 +1,1 @@
+"""Pipeline stages: each build step with fingerprinted inputs and one ``ensure()``."""

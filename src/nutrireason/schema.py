@@ -1,0 +1,325 @@
+"""The types every stage shares: run records, per-sample scores, method specs and the benchmark
+registry.
+
+A leaf module: it imports the standard library, pydantic and :mod:`nutrireason.errors` only, so
+every package may import it without importing against the flow. Each benchmark registers one
+:class:`BenchmarkSpec` (``ngqa/spec.py``, ``fam/spec.py``) that the CLI, the engine, scoring and
+the report look up; nothing else names a benchmark's levels, tasks or tags.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nutrireason.errors import DataError, NutriReasonError
+
+RECORDS_FILE = "records.jsonl"
+SCORES_FILE = "scores.jsonl"
+METRICS_FILE = "metrics.json"
+
+
+# --------------------------------------------------------------------------- records
+
+
+class Record(BaseModel):
+    """Everything about one sample: ids, prompt, raw output, parsed answer, gold, cost, error.
+
+    ``extra`` holds what a method reports beyond the answer (parse mode, ToG's pruning calls);
+    it never overrides a field above. Records written before ``extra`` existed carried those
+    keys at the top level; they still load (``extra="allow"``).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    key: str
+    item_id: str
+    method: str
+    model: str
+    status: Literal["ok", "error"]
+    parsed: Any = None
+    parse_ok: bool = False
+    gold: Any = None
+    requests: list[dict[str, Any]] = Field(default_factory=list)
+    responses: list[str] = Field(default_factory=list)
+    raw: list[Any] = Field(default_factory=list)
+    retrieved: list[Any] | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    latency_s: float = 0.0
+    wall_s: float = 0.0
+    n_calls: int = 0
+    cache_hits: int = 0
+    attempts: int = 0
+    error: dict[str, Any] | None = None
+    finished_at: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict)
+    method_spec: dict[str, Any] | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        return str(self.meta.get("task") or "unknown")
+
+    @property
+    def level(self) -> str:
+        return str(self.meta.get("level") or "")
+
+
+def record_key(item_id: str, method: str, model: str) -> str:
+    """The identity of a sample within a run."""
+    return f"{item_id}::{method}::{model}"
+
+
+def read_records_bytes(data: bytes, path: Path) -> dict[str, Record]:
+    """Parse complete JSONL lines; a malformed line is an error naming file and line."""
+    records: dict[str, Record] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = Record.model_validate(json.loads(line))
+        except ValueError as exc:
+            raise DataError(path, f"line {number} is not a valid record: {exc}") from exc
+        records[record.key] = record
+    return records
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """Every record of a run (a run directory or its records.jsonl), last per key."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RECORDS_FILE
+    if not path.is_file():
+        raise DataError(path, "no records file", expected="a run directory from `nutrireason run`")
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    return list(read_records_bytes(data[:end], path).values())
+
+
+# --------------------------------------------------------------------------- per-sample scores
+
+
+class SampleScore(BaseModel):
+    """One line of ``scores.jsonl``: how one record scored.
+
+    ``correct`` is True / False where the task defines a right answer (binary, multi-label
+    exact match, FAM dish decision, FAM top-1), None for an error record or a task without
+    one; ``values`` holds the per-sample metric values the task defines (F1, ROUGE, ...).
+    """
+
+    key: str
+    item_id: str
+    method: str
+    model: str
+    task: str
+    level: str
+    status: Literal["ok", "error"]
+    parse_ok: bool
+    correct: bool | None = None
+    values: dict[str, float] = Field(default_factory=dict)
+
+
+def read_scores(path: str | Path) -> dict[str, SampleScore]:
+    """``scores.jsonl`` of a run directory (or the file itself) by record key."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / SCORES_FILE
+    if not path.is_file():
+        raise DataError(path, "no scores file", expected="a run scored by `nutrireason score`")
+    scores: dict[str, SampleScore] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            score = SampleScore.model_validate_json(line)
+        except ValueError as exc:
+            raise DataError(path, f"line {number} is not a valid score: {exc}") from exc
+        scores[score.key] = score
+    return scores
+
+
+# --------------------------------------------------------------------------- method specs
+
+
+class MethodSpec(BaseModel):
+    """A method and its parameters, as in ``--method tog:width=3,depth=2``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> MethodSpec:
+        """``name`` or ``name:key=value,key=value``; values read as JSON where they can be
+        (``3`` is an int, ``true`` a bool), else kept as strings."""
+        name, _, rest = text.strip().partition(":")
+        if not name:
+            raise DataError(None, f"method {text!r} has no name", field="--method",
+                                   value=text, expected="NAME or NAME:KEY=VALUE,...")
+        params: dict[str, Any] = {}
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise DataError(None, f"method parameter {part!r} is not KEY=VALUE",
+                                       field="--method", value=text,
+                                       expected="NAME:KEY=VALUE,KEY=VALUE")
+            params[key.strip()] = _value(value.strip())
+        return cls(name=name, params=params)
+
+    @property
+    def label(self) -> str:
+        """The name a run records: ``name`` alone without parameters, else
+        ``name:key=value,...`` with the keys sorted."""
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+                                          for k, v in sorted(self.params.items()))
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of a benchmark.
+
+    ``name`` is what records carry (``meta.task``); ``option`` what ``--task`` takes; ``file``
+    the item file's name inside a build (``{level}`` is replaced by the level); ``scorer`` the
+    key of the metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings.
+    """
+
+    name: str
+    option: str
+    label: str
+    file: str
+    scorer: str
+    short: str = ""
+    aliases: tuple[str, ...] = ()
+    item_model: type[BaseModel] | None = None  # the fields an item of this task carries
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """What every stage needs to know about one benchmark."""
+
+    name: str
+    title: str
+    build_dir: str  # the build's folder under the data home's ``builds/``
+    tasks: tuple[TaskSpec, ...]
+    levels: tuple[str, ...] = ()
+    level_labels: dict[str, str] = field(default_factory=dict)
+    meta_keys: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()  # an answer vocabulary (NGQA's tags), in answer order
+    groups: tuple[str, ...] = ()  # what per-sample breakdowns group by (conditions, diets)
+    # Prompting modes (name -> display label, in table order), input variants, and how a
+    # method name splits into (mode, input) (FAM-Bench: ``fam-cot-ki[image]``).
+    modes: dict[str, str] = field(default_factory=dict)
+    inputs: tuple[str, ...] = ()
+    split_method: Callable[[str], tuple[str, str]] | None = None
+
+    def task(self, name: str) -> TaskSpec:
+        """The task named ``name`` (its record name, option or an alias)."""
+        for task in self.tasks:
+            if name in (task.name, task.option, *task.aliases):
+                return task
+        known = ", ".join(t.option for t in self.tasks)
+        raise DataError(None, f"unknown {self.name} task {name!r}", field="--task", value=name,
+                               expected=f"one of {known}")
+
+    def check_level(self, level: str) -> str:
+        if self.levels and level not in self.levels:
+            raise DataError(None, f"unknown {self.name} level {level!r}", field="--level",
+                                   value=level, expected=f"one of {', '.join(self.levels)}")
+        return level
+
+    def file(self, directory: Path, task: str, level: str = "") -> Path:
+        """The item file of ``task`` (and ``level``) inside a build folder."""
+        spec = self.task(task)
+        if self.levels:
+            self.check_level(level)
+        return directory / spec.file.format(level=level)
+
+    def level_label(self, level: str) -> str:
+        return self.level_labels.get(level, level.capitalize())
+
+
+_FACTORIES: dict[str, Callable[[], BenchmarkSpec]] = {}
+_SPECS: dict[str, BenchmarkSpec] = {}
+# Modules whose import registers the built-in benchmarks; imported on first lookup, as are
+# the ``nutrireason.benchmarks`` entry points of other packages.
+_BENCHMARK_MODULES = ("nutrireason.ngqa.spec", "nutrireason.fam.spec")
+_loaded = False
+
+
+def register_benchmark(name: str) -> Callable[[Callable[[], BenchmarkSpec]],
+                                              Callable[[], BenchmarkSpec]]:
+    """Decorator: the function builds the spec of benchmark ``name`` on first lookup."""
+    def wrap(factory: Callable[[], BenchmarkSpec]) -> Callable[[], BenchmarkSpec]:
+        _FACTORIES[name] = factory
+        _SPECS.pop(name, None)
+        return factory
+    return wrap
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _BENCHMARK_MODULES:
+        importlib.import_module(module)
+    for entry in entry_points(group="nutrireason.benchmarks"):
+        entry.load()
+
+
+def benchmark_names() -> list[str]:
+    """Every registered benchmark."""
+    _load_all()
+    return list(_FACTORIES)
+
+
+def get_benchmark(name: str) -> BenchmarkSpec:
+    """The spec of benchmark ``name``."""
+    _load_all()
+    if name not in _FACTORIES:
+        raise DataError(None, f"unknown benchmark {name!r}", field="benchmark", value=name,
+                               expected=f"one of {', '.join(_FACTORIES)}")
+    if name not in _SPECS:
+        spec = _FACTORIES[name]()
+        if spec.name != name:
+            raise NutriReasonError(f"benchmark registered as {name!r} calls itself {spec.name!r}")
+        _SPECS[name] = spec
+    return _SPECS[name]
+
+
+def spec_for_task(task: str) -> tuple[BenchmarkSpec, TaskSpec] | None:
+    """The benchmark and task whose records carry ``meta.task == task``, or None."""
+    for name in benchmark_names():
+        spec = get_benchmark(name)
+        for candidate in spec.tasks:
+            if candidate.name == task:
+                return spec, candidate
+    return None
+
+
+def all_meta_keys() -> tuple[str, ...]:
+    """The item fields any registered benchmark copies into records, in first-seen order."""
+    keys: dict[str, None] = {}
+    for name in benchmark_names():
+        keys.update(dict.fromkeys(get_benchmark(name).meta_keys))
+    return tuple(keys)
