@@ -11,8 +11,11 @@ import sys
 import time
 
 from nutrireason.runs.records import Record
+from nutrireason.schema import get_benchmark
 from nutrireason.scoring import metrics as M
 from nutrireason.scoring.score import score_records
+
+TAGS = list(get_benchmark("ngqa").labels)
 
 TASKS = ("binary", "multi_label", "text_generation")
 LEVELS = ("sparse", "standard", "complex")
@@ -28,7 +31,7 @@ def sentence(rng: random.Random, tags: list[str]) -> str:
 
 
 def answer(rng: random.Random, task: str) -> object:
-    tags = rng.sample(M.TAGS, rng.randint(1, 3))
+    tags = rng.sample(TAGS, rng.randint(1, 3))
     if task == "binary":
         return rng.choice(["Yes", "No"])
     return tags if task == "multi_label" else sentence(rng, tags)
@@ -40,7 +43,7 @@ def synthetic(n: int, seed: int = 0) -> list[Record]:
     for i in range(n):
         task, level = TASKS[i % 3], LEVELS[(i // 3) % 3]
         method = METHODS[(i // 9) % 4]
-        signal = [["food", "belongs to", t] for t in rng.sample(M.TAGS, 2)]
+        signal = [["food", "belongs to", t] for t in rng.sample(TAGS, 2)]
         meta = {"task": task, "level": level, "signal": signal,
                 "conditions": rng.sample(CONDITIONS, rng.randint(0, 2)),
                 "diets": rng.sample(DIETS, rng.randint(0, 1))}

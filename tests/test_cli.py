@@ -114,9 +114,9 @@ def test_data_status_on_an_empty_home(runner, empty_home, monkeypatch):
     # the table is parsed cell by cell: give it room, whatever the terminal's width
     from rich.console import Console
 
-    import nutrireason.cli as cli
+    import nutrireason.pipeline.show as show
 
-    monkeypatch.setattr(cli, "console", Console(width=200))
+    monkeypatch.setattr(show, "console", Console(width=200))
     result = runner.invoke(app, ["data", "status"])
     assert result.exit_code == 0, result.output
     assert f"data home: {empty_home}" in result.stdout.replace("\n", "")

@@ -120,3 +120,27 @@ def test_a_stage_that_dies_stays_out_of_date(tmp_path):
     with pytest.raises(RuntimeError):
         stage.ensure()
     assert not stage.up_to_date()
+
+
+def test_records_carry_the_method_spec_and_what_the_method_reports_in_extra(tmp_path):
+    import json
+
+    from nutrireason.runs import RunConfig, run
+    from nutrireason.schema import read_records
+
+    item = {"id": "q1", "task": "binary", "level": "sparse", "food": "Lentil soup",
+            "question": "Is it healthy?", "answer": "Yes", "user_id": "u", "food_id": "f",
+            "triples": [["user", "has", "hypertension"], ["Lentil soup", "belongs to",
+                                                          "low_sodium"]],
+            "edges": [], "nodes": [], "signal": [], "conditions": [], "diets": []}
+    bench = tmp_path / "items.jsonl"
+    bench.write_text(json.dumps(item) + "\n")
+    run(RunConfig(benchmark=bench, out=tmp_path / "run", methods=["tog:width=1,depth=1"],
+                  models=["scripted/yes"], cache=False, progress=False))
+    (record,) = read_records(tmp_path / "run")
+    assert record.method == "tog:depth=1,width=1"
+    assert record.method_spec == {"name": "tog", "params": {"width": 1, "depth": 1}}
+    assert set(record.extra) >= {"tog_pruning_calls"}
+    assert "tog_pruning_calls" not in record.model_dump(exclude={"extra"})
+    assert record.meta == {k: item[k] for k in ("level", "task", "user_id", "food_id", "food",
+                                                "question", "signal", "conditions", "diets")}

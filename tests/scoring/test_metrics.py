@@ -12,7 +12,10 @@ from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
+from nutrireason.schema import get_benchmark
 from nutrireason.scoring import metrics as M
+
+TAGS = get_benchmark("ngqa").labels
 
 # ----------------------------------------------------------------------- hand-computed
 
@@ -75,8 +78,8 @@ def test_multilabel_orientation_gold_is_y_true():
 
 
 def test_vocabulary_has_the_14_tags_then_others():
-    vocab = M.vocabulary([["low_carb", "high_fibre"]])
-    assert len(M.TAGS) == 14 and vocab[:14] == list(M.TAGS) and vocab[14:] == ["high_fibre"]
+    vocab = M.vocabulary([["low_carb", "high_fibre"]], labels=TAGS)
+    assert len(TAGS) == 14 and vocab[:14] == list(TAGS) and vocab[14:] == ["high_fibre"]
 
 
 def test_text_by_hand():
@@ -119,7 +122,7 @@ def test_binary_matches_sklearn(rows):
     assert (m["precision"], m["recall"], m["f1"]) == pytest.approx((p, r, f))
 
 
-tag_sets = st.lists(st.sampled_from([*M.TAGS[:6], "high_fibre"]), max_size=4)
+tag_sets = st.lists(st.sampled_from([*TAGS[:6], "high_fibre"]), max_size=4)
 
 
 @settings(max_examples=60, deadline=None)
@@ -127,8 +130,8 @@ tag_sets = st.lists(st.sampled_from([*M.TAGS[:6], "high_fibre"]), max_size=4)
 def test_multilabel_matches_sklearn_weighted(rows):
     pred, gold = map(list, zip(*rows, strict=True))
     ok = [True] * len(rows)
-    m = M.multilabel_metrics(pred, gold, ok)
-    y_true, y_pred, _, _ = M.multilabel_arrays(pred, gold, ok)
+    m = M.multilabel_metrics(pred, gold, ok, labels=TAGS)
+    y_true, y_pred, _, _ = M.multilabel_arrays(pred, gold, ok, labels=TAGS)
     p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted",
                                                  zero_division=0)
     assert (m["precision"], m["recall"], m["f1"]) == pytest.approx((p, r, f))

@@ -69,7 +69,7 @@ from nutrireason.runs.manifest import (
     write_manifest,
 )
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
-from nutrireason.schema import all_meta_keys, spec_for_task
+from nutrireason.schema import MethodSpec, all_meta_keys, spec_for_task
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Exceptions from a method that mean the item does not have what the method needs.
@@ -381,7 +381,9 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
             "model": task.model, "gold": None,
-            "meta": {k: task.item[k] for k in meta_keys(task.item) if k in task.item}}
+            "meta": {k: task.item[k] for k in meta_keys(task.item) if k in task.item},
+            "method_spec": {"name": MethodSpec.parse(task.method.name).name,
+                            "params": dict(task.method.params)}}
     try:
         base["gold"] = task.method.gold(task.item)
         prediction = await task.method.answer(task.item, proxy)

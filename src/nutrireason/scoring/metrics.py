@@ -28,8 +28,6 @@ import numpy as np
 
 from nutrireason.errors import DataError, MissingDependency, NutriReasonError
 
-NUTRIENTS = ("carb", "sugar", "sodium", "cholesterol", "saturated_fat", "calorie", "protein")
-TAGS: tuple[str, ...] = tuple(f"{d}_{n}" for n in NUTRIENTS for d in ("low", "high"))
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 CHUNK_ELEMENTS = 4_000_000  # bootstrap weights held in memory at once
 
@@ -164,19 +162,20 @@ def _tags(value: Any) -> set[str]:
     return {str(t).strip() for t in value if str(t).strip()}
 
 
-def vocabulary(*tag_lists: Iterable[Any]) -> list[str]:
-    """The 14 NGQA tags, then any other tag seen, sorted."""
+def vocabulary(*tag_lists: Iterable[Any], labels: Sequence[str] = ()) -> list[str]:
+    """The benchmark's labels (NGQA: its 14 tags, from its spec) in order, then any other tag
+    seen, sorted."""
     seen = set().union(*(_tags(v) for tags in tag_lists for v in tags))
-    return [*TAGS, *sorted(seen - set(TAGS))]
+    return [*labels, *sorted(seen - set(labels))]
 
 
 def multilabel_arrays(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
-                      vocab: Sequence[str] | None = None
+                      vocab: Sequence[str] | None = None, labels: Sequence[str] = ()
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """(gold indicator, pred indicator, unparseable, vocabulary); unparseable -> no tags."""
     pred_sets = [_tags(p) if ok else set() for p, ok in zip(pred, parse_ok, strict=True)]
     gold_sets = [_tags(g) for g in gold]
-    vocab = list(vocab) if vocab is not None else vocabulary(pred_sets, gold_sets)
+    vocab = list(vocab) if vocab is not None else vocabulary(pred_sets, gold_sets, labels=labels)
     index = {t: i for i, t in enumerate(vocab)}
     y_true = np.zeros((len(gold_sets), len(vocab)), dtype=bool)
     y_pred = np.zeros_like(y_true)
@@ -188,10 +187,10 @@ def multilabel_arrays(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequen
 
 
 def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
-                     vocab: Sequence[str] | None = None) -> Table:
+                     vocab: Sequence[str] | None = None, labels: Sequence[str] = ()) -> Table:
     """accuracy (mean Jaccard; empty vs empty = 1), weighted precision/recall/f1 (y_true =
     gold), subset_accuracy, unparseable_rate. Unparseable answers score 0 on both accuracies."""
-    y_true, y_pred, bad, vocab = multilabel_arrays(pred, gold, parse_ok, vocab)
+    y_true, y_pred, bad, vocab = multilabel_arrays(pred, gold, parse_ok, vocab, labels)
     inter = (y_true & y_pred).sum(axis=1)
     union = (y_true | y_pred).sum(axis=1)
     jaccard = np.where(union == 0, 1.0, _div(inter, union)) * ~bad
@@ -225,9 +224,10 @@ def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequenc
 
 
 def multilabel_metrics(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
-                       vocab: Sequence[str] | None = None) -> dict[str, float]:
+                       vocab: Sequence[str] | None = None, labels: Sequence[str] = ()
+                       ) -> dict[str, float]:
     """Point values of :func:`multilabel_table`."""
-    return multilabel_table(pred, gold, parse_ok, vocab).point()
+    return multilabel_table(pred, gold, parse_ok, vocab, labels).point()
 
 
 # --------------------------------------------------------------------------- text

@@ -48,7 +48,8 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -56,21 +57,30 @@ import numpy as np
 
 from nutrireason.errors import NutriReasonError
 from nutrireason.io import atomic_path, write_json_atomic, write_jsonl_atomic
-from nutrireason.schema import METRICS_FILE, SCORES_FILE, Record, SampleScore, read_records
+from nutrireason.schema import (
+    METRICS_FILE,
+    SCORES_FILE,
+    Record,
+    SampleScore,
+    benchmark_names,
+    get_benchmark,
+    read_records,
+    spec_for_task,
+)
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
 
 GROUPS_CSV = "metrics_groups.csv"
 CONDITIONS_CSV = "metrics_conditions.csv"
 DIETS_CSV = "metrics_diets.csv"
-LEVEL_ORDER = {"sparse": 0, "standard": 1, "complex": 2}
 EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency_s")
-# The per-sample value that says whether an answer is right; None: no single right answer.
+# Per scorer key: the per-sample value that says whether an answer is right; None: no single
+# right answer.
 CORRECT_METRIC: dict[str, str | None] = {
     "binary": "accuracy", "multi_label": "subset_accuracy", "text_generation": None,
     "fam_dish": "accuracy", "fam_rank": "top1_accuracy"}
 DEFAULT_CORRECT = "accuracy"  # other tasks: exact match
-POOL_TASKS = ("fam_dish", "fam_rank")
+POOL_SCORERS = ("fam_dish", "fam_rank")  # FAM-Bench Table 1 pools these
 
 
 class Scores(dict):
@@ -91,6 +101,20 @@ def score_run(run_dir: str | Path, bootstrap: int = 1000, seed: int = 0,
                          seed=seed, bertscore=bertscore, bertscore_model=bertscore_model)
 
 
+def level_rank(level: str) -> tuple[int, str]:
+    """Levels in their benchmark's order (NGQA: sparse, standard, complex), others after."""
+    return _level_order().get(level, 9), level
+
+
+@cache
+def _level_order() -> dict[str, int]:
+    order: dict[str, int] = {}
+    for name in benchmark_names():
+        for rank, level in enumerate(get_benchmark(name).levels):
+            order.setdefault(level, rank)
+    return order
+
+
 def _task(record: Record) -> str:
     return str(record.meta.get("task") or "unknown")
 
@@ -105,7 +129,7 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
     """Score records in memory (what :func:`score_run` does after reading the file): the
     metrics.json dict, with one :class:`SampleScore` per record in ``.samples``."""
     bert, model_used = _bertscore(records, bertscore, bertscore_model)
-    texts = [r for r in records if r.status == "ok" and _task(r) == "text_generation"]
+    texts = [r for r in records if r.status == "ok" and scorer_of(_task(r)) == TEXT_SCORER]
     M.prime_text_pairs(M.text_pairs([r.parsed for r in texts], [r.gold for r in texts],
                                     [r.parse_ok for r in texts]))
     families: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -127,7 +151,7 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
         for j, record in enumerate(family):
             levels[_level(record)].append(j)
         ok_index = {j: k for k, j in enumerate(ok_rows)}
-        for level in sorted(levels, key=lambda v: (LEVEL_ORDER.get(v, 9), v)):
+        for level in sorted(levels, key=level_rank):
             members = levels[level]
             scored = np.array([ok_index[j] for j in members if j in ok_index], dtype=int)
             groups.append(_group(method, model, task, level, [family[j] for j in members],
@@ -161,7 +185,7 @@ def _sample_scores(task: str, family: list[Record], ok_rows: list[int], table: M
         for name, column in rtable.values().items():
             for k, value in zip(positions.tolist(), column.tolist(), strict=True):
                 extra[k][f"retrieval_{name}"] = value
-    correct_name = CORRECT_METRIC.get(task, DEFAULT_CORRECT)
+    correct_name = CORRECT_METRIC.get(scorer_of(task) or "", DEFAULT_CORRECT)
     ok_index = {j: k for k, j in enumerate(ok_rows)}
     out = []
     for j, record in enumerate(family):
@@ -188,7 +212,7 @@ def _pools(records: Sequence[Record], bootstrap: int, seed: int) -> list[dict[st
         defaultdict(lambda: defaultdict(dict))
     for record in records:
         task = _task(record)
-        if task in POOL_TASKS and fam_metrics.pooled_method(record.method):
+        if scorer_of(task) in POOL_SCORERS and fam_metrics.pooled_method(record.method):
             ok = record.status == "ok" and record.parse_ok
             answers[(record.model, task)][record.method][record.item_id] = (
                 record.parsed, record.gold, ok)
@@ -232,21 +256,49 @@ def _efficiency(members: list[Record]) -> dict[str, float]:
     return {k: float(v) for k, v in zip(EFFICIENCY, values.mean(axis=0), strict=True)}
 
 
+def _binary(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.Table:
+    return M.binary_table(pred, gold, parse_ok)
+
+
+def _multilabel(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.Table:
+    return M.multilabel_table(pred, gold, parse_ok, labels=labels)
+
+
+def _text(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.Table:
+    scores = None if bert is None else [0.0 if s is None else s for s in bert]
+    return M.text_table(pred, gold, parse_ok, scores)
+
+
+def _dish(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.Table:
+    return fam_metrics.dish_table(pred, gold, parse_ok)
+
+
+def _rank(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.Table:
+    return fam_metrics.rank_table(pred, gold, parse_ok)
+
+
+# The metric tables by scorer key; a benchmark's spec (schema.TaskSpec.scorer) names the key
+# of each of its tasks. A task no spec knows gets exact-match accuracy.
+SCORERS: dict[str, Callable[..., M.Table]] = {
+    "binary": _binary, "multi_label": _multilabel, "text_generation": _text,
+    "fam_dish": _dish, "fam_rank": _rank}
+TEXT_SCORER = "text_generation"  # the scorer whose answers BERTScore reads
+
+
+def scorer_of(task: str) -> str | None:
+    """The scorer key of a task's registered benchmark, or None."""
+    found = spec_for_task(task)
+    return found[1].scorer if found else None
+
+
 def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) -> M.Table:
     pred = [r.parsed for r in ok]
     gold = [r.gold for r in ok]
     parse_ok = [r.parse_ok for r in ok]
-    if task == "binary":
-        return M.binary_table(pred, gold, parse_ok)
-    if task == "multi_label":
-        return M.multilabel_table(pred, gold, parse_ok)
-    if task == "text_generation":
-        scores = None if bert is None else [0.0 if s is None else s for s in bert]
-        return M.text_table(pred, gold, parse_ok, scores)
-    if task == "fam_dish":
-        return fam_metrics.dish_table(pred, gold, parse_ok)
-    if task == "fam_rank":
-        return fam_metrics.rank_table(pred, gold, parse_ok)
+    key = scorer_of(task)
+    if key in SCORERS:
+        found = spec_for_task(task)
+        return SCORERS[key](pred, gold, parse_ok, bert, found[0].labels if found else ())
     bad = ~np.asarray(parse_ok, dtype=bool)
     exact = np.array([p == g for p, g in zip(pred, gold, strict=True)], dtype=bool) & ~bad
     return M.mean_table({"accuracy": exact, "unparseable_rate": bad})
@@ -266,7 +318,7 @@ def _bertscore(records: Sequence[Record], enabled: bool,
     """BERTScore F1 by record index for every parsed text answer, in one batched call."""
     if not enabled:
         return {}, None
-    rows = [i for i, r in enumerate(records) if _task(r) == "text_generation"
+    rows = [i for i, r in enumerate(records) if scorer_of(_task(r)) == TEXT_SCORER
             and r.status == "ok" and r.parse_ok and r.parsed is not None]
     pairs = [(str(records[i].parsed), str(records[i].gold or "")) for i in rows]
     unique = list(dict.fromkeys(pairs))
