@@ -1,5 +1,6 @@
-"""The README's "Extending" examples run: a new NGQA method and a new backend are one file each
-(``examples/extending/``), registered by decorator and used through the run engine."""
+"""The README's "Extending" examples run: a new NGQA method, a new backend and a new FAM-Bench
+condition are one file each (``examples/extending/``); the method and backend register by
+decorator and run through the engine, the condition is read from the data home."""
 
 from __future__ import annotations
 
@@ -74,3 +75,36 @@ def test_an_unknown_provider_lists_the_registered_ones():
 
     with pytest.raises(NutriReasonError, match="registered providers: openai"):
         get_backend("nosuch/model")
+
+
+def test_a_new_fam_condition_is_one_file(tmp_path, monkeypatch, recipe_build, sr28):
+    """``examples/extending/lactose_intolerance.yaml`` dropped into the data home's
+    ``standards/fam_kb/``: the knowledge base, the annotation pool and the benchmark spec all
+    hold it after the paper's 13, with its own Rec/NotRec entries."""
+    import shutil
+
+    import nutrireason.schema as schema
+    from nutrireason.fam.kb import CONDITION_IDS, load_kb
+    from nutrireason.fam.pool import build_pool, read_recipes
+
+    home = tmp_path / "home"
+    (home / "standards" / "fam_kb").mkdir(parents=True)
+    shutil.copy(EXAMPLES / "lactose_intolerance.yaml", home / "standards" / "fam_kb")
+    monkeypatch.setenv("NUTRIREASON_HOME", str(home))
+    kb = load_kb()
+    assert list(kb) == [*CONDITION_IDS, "lactose_intolerance"]
+    corpus = [r for r in read_recipes(recipe_build / "recipes.jsonl") if r.get("kept")]
+    with_milk = [r for r in corpus
+                 if any(" milk" in f" {line}".lower() for line in r["record"]["ingredients"])]
+    summary = build_pool(with_milk[:40], sr28, tmp_path / "pool")
+    rows = {row["condition"]: row for row in summary["conditions"]}
+    assert "lactose_intolerance" in rows
+    entries = [e for line in (tmp_path / "pool" / "annotations.jsonl").read_text().splitlines()
+               for side in ("rec", "not_rec") for e in json.loads(line)[side]
+               if e["condition"] == "lactose_intolerance"]
+    assert entries  # recipes with milk get an entry for the new condition, with provenance
+    assert any(p["concept"] == "lactose_containing_dairy" and p["kb_side"] == "limit"
+               for e in entries for p in e["provenance"])
+    assert all(e["condition"] == "lactose_intolerance" for e in entries)
+    monkeypatch.setattr(schema, "_SPECS", {})  # the FAM spec reads the knowledge base anew
+    assert schema.get_benchmark("fam").labels[-1] == "lactose_intolerance"

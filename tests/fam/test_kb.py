@@ -183,7 +183,10 @@ def test_id_must_match_file_and_files_must_be_known(tmp_path: Path) -> None:
     root = tmp_path / "extra"
     shutil.copytree(kb_dir(), root)
     (root / "asthma.yaml").write_text("id: asthma\n", encoding="utf-8")
-    with pytest.raises(DataError, match="asthma.yaml.*unknown condition file"):
+    with pytest.raises(DataError, match="asthma.yaml"):  # an added condition is checked too
+        load_kb(root)
+    root = _broken_copy(tmp_path / "norelease", "gout", lambda data: data.pop("release"))
+    with pytest.raises(DataError, match="gout.yaml.*needs the release"):
         load_kb(root)
 
 

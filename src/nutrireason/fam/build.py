@@ -24,7 +24,7 @@ from nutrireason.fam.instances import (
     pool_dishes,
     rank_instances,
 )
-from nutrireason.fam.kb import CONDITION_IDS, load_kb
+from nutrireason.fam.kb import load_kb
 from nutrireason.fam.pool import food_table, read_recipes, rule_files
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
@@ -70,16 +70,17 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
         raise DataError(images, "image directory not found",
                         expected="a folder of <recipe id>.jpg/.png/.webp files")
     kb = load_kb()
-    labels = {c: kb[c].label for c in CONDITION_IDS}
+    conditions = tuple(kb)  # the paper's 13, then any added condition
+    labels = {c: kb[c].label for c in conditions}
     dishes = pool_dishes(read_annotations(annotations), read_recipes(recipes), kb,
                          Vocabulary.load(), food_table(sr28), images)
     if not dishes:
         raise DataError(annotations, "no annotated recipe with an entry",
                         expected="an annotation pool with Rec/NotRec entries")
-    dish = dish_instances(dishes, CONDITION_IDS, dish_size, labels, random.Random(seed),
+    dish = dish_instances(dishes, conditions, dish_size, labels, random.Random(seed),
                           config.min_minority_share)
-    balance = balance_report(dishes, dish, CONDITION_IDS, dish_size, config.min_minority_share)
-    rank, missing = rank_instances(dishes, CONDITION_IDS, config, rank_size, labels,
+    balance = balance_report(dishes, dish, conditions, dish_size, config.min_minority_share)
+    rank, missing = rank_instances(dishes, conditions, config, rank_size, labels,
                                    random.Random(seed + 1))
     stats = instance_stats(dish, rank)
     manifest = {"generator": GENERATOR,

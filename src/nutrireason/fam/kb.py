@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from nutrireason.errors import DataError
+from nutrireason.paths import data_home
 from nutrireason.sources.sr28 import EXTRA_NUTRIENTS
 from nutrireason.standards import load_standards
 from nutrireason.standards.loader import Number, Source, _Strict, load_model, standards_dir
@@ -229,7 +230,9 @@ class ConditionKB(_Strict):
     id: str
     label: str
     group: Group
-    release: ReleaseEntry
+    # The FAM-Bench release's lists: required for the paper's 13 conditions; a condition added
+    # beyond them (one more file, see ``load_kb``) has none and so no deviations either.
+    release: ReleaseEntry | None = None
     beneficial: Side
     limit: Side
     avoid: Side
@@ -279,6 +282,8 @@ def _changes(entry: ConditionKB) -> tuple[set[tuple], set[tuple]]:
     """(added, removed) as (side, kind, item) between the release and the lists used."""
     added: set[tuple] = set()
     removed: set[tuple] = set()
+    if entry.release is None:
+        return added, removed
     for name in SIDES:
         for kind in ("foods", "concepts"):
             ours = set(getattr(entry.side(name), kind))
@@ -316,22 +321,43 @@ def kb_dir() -> Path:
     return standards_dir() / "fam_kb"
 
 
-def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
-    """Load and check every condition file in ``directory`` (default: the packaged ones)."""
+def added_kb_dir() -> Path:
+    """Where a user adds conditions without touching the package:
+    ``<data home>/standards/fam_kb/<id>.yaml``."""
+    return data_home() / "standards" / "fam_kb"
+
+
+def kb_files(directory: str | Path | None = None) -> list[Path]:
+    """Every condition file :func:`load_kb` reads: the paper's 13 in their order, then the
+    added ones (other files in ``directory`` and, for the packaged KB, in
+    :func:`added_kb_dir`) sorted by id."""
     root = Path(directory) if directory is not None else kb_dir()
     if not root.is_dir():
         raise DataError(root, "knowledge-base directory not found", expected="a directory")
-    present = {path.stem for path in root.glob("*.yaml")}
-    extra = sorted(present - set(CONDITION_IDS))
-    if extra:
-        raise DataError(root / f"{extra[0]}.yaml", "unknown condition file",
-                        expected=f"one of {', '.join(CONDITION_IDS)}")
+    paper = [root / f"{condition_id}.yaml" for condition_id in CONDITION_IDS]
+    added = [p for p in root.glob("*.yaml") if p.stem not in CONDITION_IDS]
+    if directory is None and added_kb_dir().is_dir():
+        for path in added_kb_dir().glob("*.yaml"):
+            if path.stem in CONDITION_IDS or path.stem in {p.stem for p in added}:
+                raise DataError(path, "a condition with this id exists already",
+                                field="id", value=path.stem,
+                                expected="a new condition id (file name)")
+            added.append(path)
+    return paper + sorted(added, key=lambda p: p.stem)
+
+
+def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
+    """Load and check every condition file (:func:`kb_files`): the paper's 13 must be there
+    with their release lists; an added condition is one more file of the same shape."""
     units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
     units |= {name: unit for name, (_, unit) in EXTRA_NUTRIENTS.items()}
     kb: dict[str, ConditionKB] = {}
-    for condition_id in CONDITION_IDS:
-        path = root / f"{condition_id}.yaml"
+    for path in kb_files(directory):
+        condition_id = path.stem
         entry = load_model(path, ConditionKB)
+        if entry.release is None and condition_id in CONDITION_IDS:
+            raise DataError(path, "a FAM-Bench condition needs the release's lists",
+                            field="release", expected="the release block of condition_rules.json")
         if entry.id != condition_id:
             raise DataError(path, "id does not match the file name", field="id", value=entry.id,
                             expected=condition_id)

@@ -51,10 +51,10 @@ GENERATOR = "nutrireason.fam.pool/1"
 
 def rule_files() -> list[Path]:
     """The standards files an annotation depends on (knowledge base, vocabulary, thresholds)."""
-    from nutrireason.fam.kb import kb_dir
+    from nutrireason.fam.kb import kb_files
     from nutrireason.standards import standards_dir
 
-    return [*sorted(kb_dir().glob("*.yaml")), standards_dir() / "fam_vocabulary.yaml",
+    return [*sorted(kb_files()), standards_dir() / "fam_vocabulary.yaml",
             standards_dir() / "fam_food_lists.yaml", standards_dir() / "fam_rules.yaml"]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK
-from nutrireason.fam.kb import CONDITION_IDS
+from nutrireason.fam.kb import load_kb
 from nutrireason.schema import BenchmarkSpec, TaskSpec, register_benchmark
 
 # Prompting modes and their display names, in table order (the methods are in
@@ -79,6 +79,6 @@ def fam_spec() -> BenchmarkSpec:
                         short="Task 2", file="rank.jsonl", scorer=TASK_RANK,
                         item_model=RankItem)),
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id"),
-        labels=tuple(CONDITION_IDS), groups=("conditions",), modes=dict(MODE_LABELS),
+        labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),
         inputs=INPUTS, split_method=split_method_name)
 
