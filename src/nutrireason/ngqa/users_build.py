@@ -20,6 +20,8 @@ from nutrireason.paths import builds_dir
 from nutrireason.sources.nhanes_schema import NhanesTables
 from nutrireason.standards import load_standards
 
+GENERATOR = f"nutrireason {__version__}"  # recorded in the users manifest
+
 
 @dataclass
 class UsersBuild:
@@ -67,7 +69,7 @@ def build_users(tables: NhanesTables, inputs: list[Path], out: Path) -> UsersBui
     by_condition = diet_by_condition_table(annotation.users, standards)
     manifest = {
         "artifact": "ngqa.users",
-        "generator": f"nutrireason {__version__}",
+        "generator": GENERATOR,
         "python": platform.python_version(),
         "source": tables.source,
         "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in inputs],

@@ -10,6 +10,7 @@ that dies leaves the stage out of date, never falsely up to date.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import time
 from abc import ABC, abstractmethod
@@ -58,8 +59,13 @@ class Stage(ABC):
 
     name: str = ""  # what the demo calls the step
     label: str = ""  # how messages name its output
-    generator: str = ""
+    generator_of: str = ""  # the module whose GENERATOR names the build's output version
     code: tuple[str, ...] = ()  # packages whose source the stage runs
+
+    @property
+    def generator(self) -> str:
+        """The build's generator string (``GENERATOR`` of :attr:`generator_of`)."""
+        return str(getattr(importlib.import_module(self.generator_of), "GENERATOR", ""))
 
     @abstractmethod
     def inputs(self) -> list[Path]:
@@ -74,9 +80,10 @@ class Stage(ABC):
         """The files the build writes."""
 
     @property
-    @abstractmethod
     def stamp_path(self) -> Path:
-        """Where the stage records what its last successful build was made from."""
+        """Where the stage records what its last successful build was made from
+        (``stage.json`` in its output folder, ``target``)."""
+        return Path(self.target) / "stage.json"  # type: ignore[attr-defined]
 
     @abstractmethod
     def build(self) -> Any:

@@ -65,7 +65,7 @@ class UsersStage(Stage):
     out: Path | None = None
     label = "users"
     name = "annotate users"
-    generator = "nutrireason.ngqa.users/1"
+    generator_of = "nutrireason.ngqa.users_build"
     code = ("ngqa", "sources", "standards")
 
     @property
@@ -122,12 +122,7 @@ class RecipesStage(Stage):
     label = "recipes"
     name = "recipes to foods"
     code = ("recipes", "sources", "standards")
-
-    @property
-    def generator(self) -> str:  # type: ignore[override]
-        from nutrireason.recipes.build import GENERATOR
-
-        return GENERATOR
+    generator_of = "nutrireason.recipes.build"
 
     @property
     def target(self) -> Path:
@@ -148,10 +143,6 @@ class RecipesStage(Stage):
         return [self.target / name for name in ("recipes.jsonl", "foods.parquet",
                                                 "food_ingredients.parquet", "quality.json",
                                                 "manifest.json")]
-
-    @property
-    def stamp_path(self) -> Path:
-        return self.target / "stage.json"
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "quality.json", "run `nutrireason recipes build` first")
@@ -189,12 +180,7 @@ class NgqaStage(Stage):
     label = "NGQA"
     name = "build NGQA"
     code = ("ngqa", "recipes", "sources", "standards")
-
-    @property
-    def generator(self) -> str:  # type: ignore[override]
-        from nutrireason.ngqa.build import GENERATOR
-
-        return GENERATOR
+    generator_of = "nutrireason.ngqa.build"
 
     @property
     def target(self) -> Path:
@@ -229,10 +215,6 @@ class NgqaStage(Stage):
         files = [spec.file(self.target, task.name, level)
                  for level in spec.levels for task in spec.tasks]
         return [*files, self.target / "stats.json", self.target / "manifest.json"]
-
-    @property
-    def stamp_path(self) -> Path:
-        return self.target / "stage.json"
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "stats.json", "run `nutrireason ngqa build` first")
@@ -281,12 +263,7 @@ class FamAnnotateStage(Stage):
     label = "FAM annotation"
     name = "annotate recipes (FAM)"
     code = ("fam", "recipes", "sources", "standards")
-
-    @property
-    def generator(self) -> str:  # type: ignore[override]
-        from nutrireason.fam.pool import GENERATOR
-
-        return GENERATOR
+    generator_of = "nutrireason.fam.pool"
 
     @property
     def folder(self) -> Path:
@@ -330,10 +307,6 @@ class FamAnnotateStage(Stage):
     def outputs(self) -> list[Path]:
         return [self.target / n for n in ("annotations.jsonl", "summary.json", "manifest.json")]
 
-    @property
-    def stamp_path(self) -> Path:
-        return self.target / "stage.json"
-
     def up_to_date(self) -> bool:
         return not self.retry_errors and super().up_to_date()
 
@@ -371,12 +344,7 @@ class FamBuildStage(Stage):
     label = "FAM-Bench"
     name = "build FAM-Bench"
     code = ("fam", "recipes", "sources", "standards")
-
-    @property
-    def generator(self) -> str:  # type: ignore[override]
-        from nutrireason.fam.build import GENERATOR
-
-        return GENERATOR
+    generator_of = "nutrireason.fam.build"
 
     @property
     def target(self) -> Path:
@@ -406,10 +374,6 @@ class FamBuildStage(Stage):
         from nutrireason.fam.build import FILES
 
         return [self.target / name for name in FILES]
-
-    @property
-    def stamp_path(self) -> Path:
-        return self.target / "stage.json"
 
     def summary(self) -> dict[str, Any]:
         from nutrireason.fam.build import read_stats
