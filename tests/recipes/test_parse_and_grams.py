@@ -66,3 +66,36 @@ def test_unquantified_lines_get_a_food_but_no_grams(resolver):
     item = weigh(resolver, "salt to taste")
     assert item.kind == "unquantified" and item.grams is None
     assert item.sr28_description == "Salt, table"
+
+
+def test_a_reviewed_override_replaces_a_wrong_sr28_portion():
+    import pandas as pd
+
+    from nutrireason.recipes.grams import Weigher
+
+    # SR28 weighs one slice of French bread (18029) at 139 g; the reviewed map says 25 g.
+    weights = pd.DataFrame({"ndb_no": ["18029", "18029", "18033"], "seq": [1, 2, 1],
+                            "amount": [1.0, 1.0, 1.0], "measure": ["oz", "slice", "slice"],
+                            "grams": [28.35, 139.0, 20.0]})
+    weigher = Weigher(weights, {"18029": {"baguette": 250.0}}, {"18029": {"slice": 25.0}})
+    slices = weigher.weigh(parse_line("24 slices french bread"), "18029")
+    assert slices.grams == pytest.approx(24 * 25)
+    assert weigher.weigh(parse_line("2 slices italian bread"), "18033").grams == \
+        pytest.approx(40)  # foods without an override keep SR28's portion
+    assert weigher.weigh(parse_line("1 baguette"), "18029").grams == pytest.approx(250)
+
+
+def test_the_map_refuses_an_override_without_a_reason(tmp_path):
+    from nutrireason.errors import DataError
+    from nutrireason.recipes.match import load_ingredient_map
+
+    path = tmp_path / "map.yaml"
+    path.write_text('entries:\n  - {ndb_no: "18029", description: "Bread, french", '
+                    'names: [baguette], weight_overrides: {slice: 25}}\n', encoding="utf-8")
+    with pytest.raises(DataError, match="note"):
+        load_ingredient_map(path)
+
+
+def test_baguette_slices_are_weighed_by_the_reviewed_slice(resolver):
+    item = weigh(resolver, "24 baguette slices")
+    assert item.ndb_no == "18029" and item.grams == pytest.approx(24 * 25)

@@ -93,7 +93,7 @@ class Resolver:
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
         return cls(Matcher(sr28.foods, reviewed.names),
-                   Weigher(sr28.weights, reviewed.unit_weights),
+                   Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields()))

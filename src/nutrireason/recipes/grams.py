@@ -76,9 +76,12 @@ class Weigher:
     """Grams for a parsed line and a matched SR28 food, from the WEIGHT table."""
 
     def __init__(self, weights: pd.DataFrame,
-                 unit_weights: dict[str, dict[str, float]] | None = None) -> None:
+                 unit_weights: dict[str, dict[str, float]] | None = None,
+                 overrides: dict[str, dict[str, float]] | None = None) -> None:
         """``unit_weights``: reviewed grams per unit (ndb_no -> {unit: grams}) for measures
-        WEIGHT lacks; they join the food's per-piece portions."""
+        WEIGHT lacks; they join the food's per-piece portions. ``overrides``: reviewed grams
+        per unit that replace SR28's portions of that unit (SR28 weighs one slice of French
+        bread at 139 g)."""
         self.by_food: dict[str, list[Portion]] = {}
         ordered = weights.sort_values(["ndb_no", "seq"])
         for ndb, amount, measure, grams in ordered[["ndb_no", "amount", "measure",
@@ -89,6 +92,9 @@ class Weigher:
         for ndb, units in (unit_weights or {}).items():  # after SR28's own portions
             for unit, grams in units.items():
                 self.by_food.setdefault(ndb, []).append(Portion(1.0, unit, grams, None))
+        for ndb, units in (overrides or {}).items():
+            kept = [p for p in self.by_food.get(ndb, []) if _first_word(p.text) not in units]
+            self.by_food[ndb] = kept + [Portion(1.0, u, g, None) for u, g in units.items()]
 
     def weigh(self, parsed: ParsedLine, ndb_no: str | None) -> Weighed:
         if parsed.kind != "quantified" or parsed.quantity is None:
@@ -136,6 +142,12 @@ def measure_unit(measure: str) -> str | None:
         if re.match(rf"{re.escape(key)}\b", text):
             return MEASURE_UNITS[key]
     return None
+
+
+def _first_word(measure: str) -> str:
+    """The unit word a measure starts with: "slice, large (...)" -> "slice"."""
+    words = re.findall(r"[a-z]+", measure.lower())
+    return words[0] if words else ""
 
 
 def _prefer(portions: list[Portion], prep: list[str]) -> Portion:

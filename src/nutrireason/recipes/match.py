@@ -4,7 +4,7 @@ generic SR28 entries (no baby foods, fast food, restaurant or branded items)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -158,20 +158,23 @@ _WORD = re.compile(r"[a-z0-9]+")
 @dataclass
 class ReviewedMap:
     """The hand-reviewed ``ingredient_map.yaml``: names -> (ndb_no or None, description or
-    reason), and grams per unit for measures SR28's WEIGHT table lacks."""
+    reason), grams per unit for measures SR28's WEIGHT table lacks, and reviewed grams per unit
+    that replace a wrong SR28 portion (``weight_overrides``, each with its reason in ``note``)."""
 
     names: dict[str, tuple[str | None, str]]
     unit_weights: dict[str, dict[str, float]]
+    weight_overrides: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     """Load and check the reviewed ingredient map."""
     path = path or standards_dir() / "ingredient_map.yaml"
     if not path.is_file():
-        return ReviewedMap({}, {})
+        return ReviewedMap({}, {}, {})
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     table: dict[str, tuple[str | None, str]] = {}
     weights: dict[str, dict[str, float]] = {}
+    overrides: dict[str, dict[str, float]] = {}
     for index, entry in enumerate(data.get("entries", [])):
         ndb = entry.get("ndb_no")
         if ndb is not None and not re.fullmatch(r"\d{5}", str(ndb)):
@@ -185,7 +188,13 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
                                         entry.get("description") or entry.get("reason", ""))
         if ndb is not None and entry.get("unit_weights"):
             weights[str(ndb)] = {str(k): float(v) for k, v in entry["unit_weights"].items()}
-    return ReviewedMap(table, weights)
+        if entry.get("weight_overrides"):
+            if ndb is None or not entry.get("note"):
+                raise DataError(path, "a weight override needs a food and a note saying why "
+                                "SR28's portion is wrong", field=f"entries[{index}].note")
+            overrides[str(ndb)] = {str(k): float(v)
+                                   for k, v in entry["weight_overrides"].items()}
+    return ReviewedMap(table, weights, overrides)
 
 
 class Matcher:
