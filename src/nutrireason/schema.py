@@ -260,6 +260,10 @@ class BenchmarkSpec:
 
 _FACTORIES: dict[str, Callable[[], BenchmarkSpec]] = {}
 _SPECS: dict[str, BenchmarkSpec] = {}
+# Looked up per record (engine, scoring): the benchmark that owns each task name, and the union
+# of meta keys; both cleared when a benchmark registers.
+_TASK_OWNER: dict[str, str | None] = {}
+_META_KEYS: list[tuple[str, ...]] = []
 # Modules whose import registers the built-in benchmarks; imported on first lookup, as are
 # the ``nutrireason.benchmarks`` entry points of other packages.
 _BENCHMARK_MODULES = ("nutrireason.ngqa.spec", "nutrireason.fam.spec")
@@ -272,6 +276,8 @@ def register_benchmark(name: str) -> Callable[[Callable[[], BenchmarkSpec]],
     def wrap(factory: Callable[[], BenchmarkSpec]) -> Callable[[], BenchmarkSpec]:
         _FACTORIES[name] = factory
         _SPECS.pop(name, None)
+        _TASK_OWNER.clear()
+        _META_KEYS.clear()
         return factory
     return wrap
 
@@ -309,17 +315,22 @@ def get_benchmark(name: str) -> BenchmarkSpec:
 
 def spec_for_task(task: str) -> tuple[BenchmarkSpec, TaskSpec] | None:
     """The benchmark and task whose records carry ``meta.task == task``, or None."""
-    for name in benchmark_names():
-        spec = get_benchmark(name)
-        for candidate in spec.tasks:
-            if candidate.name == task:
-                return spec, candidate
-    return None
+    if task not in _TASK_OWNER:
+        _TASK_OWNER[task] = next((name for name in benchmark_names()
+                                  if any(t.name == task for t in get_benchmark(name).tasks)),
+                                 None)
+    owner = _TASK_OWNER[task]
+    if owner is None:
+        return None
+    spec = get_benchmark(owner)
+    return spec, next(t for t in spec.tasks if t.name == task)
 
 
 def all_meta_keys() -> tuple[str, ...]:
     """The item fields any registered benchmark copies into records, in first-seen order."""
-    keys: dict[str, None] = {}
-    for name in benchmark_names():
-        keys.update(dict.fromkeys(get_benchmark(name).meta_keys))
-    return tuple(keys)
+    if not _META_KEYS:
+        keys: dict[str, None] = {}
+        for name in benchmark_names():
+            keys.update(dict.fromkeys(get_benchmark(name).meta_keys))
+        _META_KEYS.append(tuple(keys))
+    return _META_KEYS[0]

@@ -91,28 +91,30 @@ class Stage(ABC):
 
     def stamp(self) -> dict[str, Any]:
         """The fingerprints a build made now would record."""
-        existing = [p for p in self.inputs() if p.is_file()]
+        inputs = self.inputs()
         return {"stage": self.name, "generator": self.generator,
                 "code": code_fingerprint(tuple(self.code)),
-                "inputs": input_fingerprints(existing),
-                "missing_inputs": sorted(str(p) for p in self.inputs() if not p.is_file()),
+                "inputs": input_fingerprints([p for p in inputs if p.is_file()]),
+                "missing_inputs": sorted(str(p) for p in inputs if not p.is_file()),
                 "settings": json.loads(json.dumps(self.settings(), default=str))}
 
-    def up_to_date(self) -> bool:
-        """True when the last build's stamp equals today's and every output exists."""
+    def up_to_date(self, stamp: dict[str, Any] | None = None) -> bool:
+        """True when the last build's stamp equals today's (``stamp``, computed when not
+        given) and every output exists."""
         if not self.stamp_path.is_file() or not all(p.exists() for p in self.outputs()):
             return False
         try:
             recorded = json.loads(self.stamp_path.read_text(encoding="utf-8"))
         except ValueError:
             return False
-        return recorded == self.stamp()
+        return recorded == (stamp if stamp is not None else self.stamp())
 
     def ensure(self, force: bool = False) -> StageResult:
         """Build unless up to date (or ``force``); then record the stamp."""
         started = time.perf_counter()
-        if not force and self.up_to_date():
+        stamp = self.stamp()  # the inputs are hashed once: a build does not change them
+        if not force and self.up_to_date(stamp):
             return StageResult(self.name, "up to date", None, time.perf_counter() - started)
         value = self.build()
-        write_json_atomic(self.stamp_path, self.stamp())
+        write_json_atomic(self.stamp_path, stamp)
         return StageResult(self.name, "built", value, time.perf_counter() - started)

@@ -307,8 +307,8 @@ class FamAnnotateStage(Stage):
     def outputs(self) -> list[Path]:
         return [self.target / n for n in ("annotations.jsonl", "summary.json", "manifest.json")]
 
-    def up_to_date(self) -> bool:
-        return not self.retry_errors and super().up_to_date()
+    def up_to_date(self, stamp: dict[str, Any] | None = None) -> bool:
+        return not self.retry_errors and super().up_to_date(stamp)
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "summary.json", "run `nutrireason fam annotate` first")

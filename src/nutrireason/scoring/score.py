@@ -295,10 +295,9 @@ def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) 
     pred = [r.parsed for r in ok]
     gold = [r.gold for r in ok]
     parse_ok = [r.parse_ok for r in ok]
-    key = scorer_of(task)
-    if key in SCORERS:
-        found = spec_for_task(task)
-        return SCORERS[key](pred, gold, parse_ok, bert, found[0].labels if found else ())
+    found = spec_for_task(task)
+    if found is not None and found[1].scorer in SCORERS:
+        return SCORERS[found[1].scorer](pred, gold, parse_ok, bert, found[0].labels)
     bad = ~np.asarray(parse_ok, dtype=bool)
     exact = np.array([p == g for p, g in zip(pred, gold, strict=True)], dtype=bool) & ~bad
     return M.mean_table({"accuracy": exact, "unparseable_rate": bad})
