@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,6 +44,13 @@ RecipesDir = Annotated[Path | None, opt("A `recipes build` directory (default: t
 Concurrency = Annotated[int, opt("Samples in flight at once.", min=1)]
 Limit = Annotated[int | None, opt("Only the first N items.", min=0)]
 MaxTokens = Annotated[int, opt("Output token budget per call.", min=1)]
+
+
+class StandardRule(str, Enum):
+    """NGQA standard-level rules (``standard_rule`` in ngqa.yaml)."""
+
+    strict = "strict"
+    loose = "loose"
 
 
 def command(name: str) -> Callable[[Callable[..., Any]], Any]:
@@ -114,11 +122,17 @@ def ngqa_build(
     fndds: Annotated[Path | None, opt("Raw FNDDS files instead of recipe foods (xlsx or "
                                       "legacy text directory).")] = None,
     seed: Annotated[int, opt("Sampling seed.")] = 0,
+    standard_rule: Annotated[StandardRule | None, opt(
+        "Standard level: `strict` (two distinct tags, links from two conditions/diets where "
+        "the user has them; the paper's wording) or `loose` (two links). Default: ngqa.yaml.")
+    ] = None,
 ) -> None:
     """Build the NGQA benchmark: knowledge graph, questions per level and task, statistics."""
     from nutrireason.pipeline.stages import NgqaStage
 
-    ensure(NgqaStage(out=out, users=users, foods=foods, fndds=fndds, seed=seed),
+    rule = standard_rule.value if standard_rule else None
+    ensure(NgqaStage(out=out, users=users, foods=foods, fndds=fndds, seed=seed,
+                     standard_rule=rule),
            "sampling questions and writing the benchmark")
 
 

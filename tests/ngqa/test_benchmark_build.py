@@ -140,3 +140,36 @@ def test_demo_evaluation_with_the_real_local_model(built, tmp_path):
     assert sum(s.ok for s in result.summaries) == 18
     assert sum(s.errors for s in result.summaries) == 0
     assert result.report.is_file()
+
+
+def _linked(row) -> list[tuple[str, str]]:
+    return [(e["source"], e["target"]) for e in row["edges"]
+            if e["relation"] in ("match", "contradict")]
+
+
+def test_every_standard_question_links_two_tags_and_two_of_the_users_conditions(built):
+    standard = built.questions[built.questions["level"] == "standard"]
+    for row in standard.to_dict(orient="records"):
+        linked = _linked(row)
+        assert len({tag for _, tag in linked}) >= 2, row["id"]
+        assert len(row["answer_multi_label"]) >= 2, row["id"]
+        if len(row["conditions"]) + len(row["diets"]) >= 2:
+            assert len({node for node, _ in linked}) >= 2, row["id"]
+    rule = built.stats["level_rule"]
+    assert rule["rule"] == "strict" == json.loads(
+        (built.out / "manifest.json").read_text())["standard_rule"]
+    assert rule["standard"] | {"questions": 0} == {
+        "questions": 0, "two_tags": 1.0, "two_conditions": 1.0, "strict": 1.0}
+    assert 0 < rule["candidates"]["strict"] < rule["candidates"]["loose"]
+
+
+def test_the_loose_rule_stays_available_and_reports_its_shares(inputs, tmp_path):
+    caps = {"sparse": 0, "standard": 400, "complex": 0}
+    loose = build_benchmark(*inputs, tmp_path / "loose", seed=0, caps=caps,
+                            standard_rule="loose")
+    rows = loose.questions.to_dict(orient="records")
+    single_tag = [r for r in rows if len({t for _, t in _linked(r)}) < 2]
+    assert single_tag  # the loose rule admits one tag linked twice
+    shares = loose.stats["level_rule"]["standard"]
+    assert shares["two_tags"] == round(1 - len(single_tag) / len(rows), 4)
+    assert shares["strict"] < 1.0 and loose.stats["level_rule"]["rule"] == "loose"

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from nutrireason.ngqa.config import load_ngqa_config
 from nutrireason.ngqa.questions import order_tags
+from nutrireason.standards import load_standards
 
 Triple = tuple[str, str, str]
 
@@ -78,6 +80,11 @@ def user_prompt(question: str, method_prompt: str, graph_text: str, task: str) -
 
 
 # ------------------------------------------------------------------------------- parsing
+#
+# A model's output may hold reasoning besides the answer, and the reasoning names the user's
+# diets, conditions and habits in the tags' own words ("Low salt/Low sodium diet", "Eats high
+# protein diet", "a low-carb diet"). So the parsers first find the answer part of the output,
+# and they never read a tag inside such a name or inside a phrase about what the user needs.
 
 NUTRIENT_WORDS = {
     "carb": "carb", "carbs": "carb", "carbohydrate": "carb", "carbohydrates": "carb",
@@ -91,6 +98,40 @@ _NUTRIENT = "|".join(sorted((re.escape(w).replace("\\ ", "[ _-]") for w in NUTRI
 TAG_PATTERN = re.compile(rf"\b(low|high)(?:[\s_-]+in)?[\s_-]+({_NUTRIENT})\b", re.I)
 VERDICT_PATTERN = re.compile(r"\b(yes|no)\b", re.I)
 
+_TAG = rf"\b(?:low|high)(?:[\s_-]+in)?[\s_-]+(?:{_NUTRIENT})\b"
+_TAG_TOKEN = re.compile(rf"\s*{_TAG}\s*", re.I)
+# "Answer:", "Final answer:", "The answer is:", "**Answer**", "- Answer:" anywhere; "Output:"
+# and "Tags:" only at the start of a line, where they head the answer rather than a remark.
+_MARKER_SOURCE = (
+    r"(?:\b(?:final\s+)?answer(?:\s+is)?"
+    r"|^[ \t>#*-]*(?:\*\*)?[ \t]*(?:output|(?:nutrient\s+)?tags))"
+    r"[ \t]*(?:\*\*[ \t]*:?|:(?:[ \t]*\*\*)?)")
+_MARKER = re.compile(_MARKER_SOURCE, re.I | re.M)
+_REASONING_LABEL = re.compile(r"\b(?:reasoning|explanation|rationale)\s*\**\s*:", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*•+>]|\d+[.)])\s+")
+_ITEM_SPLIT = re.compile(r"[,;&]|\band\b", re.I)
+_ITEM_STRIP = " \t*`'\"‘’“”[](){}.!:-•"
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+# A Yes/No that opens a sentence: at a line start, after a sentence end or after a marker.
+_VERDICT_START = re.compile(
+    rf"(?:^|(?<=[.!?])[ \t]+|(?P<marker>{_MARKER_SOURCE}))[ \t>#*-]*(?:\*\*)?[ \t]*"
+    r"(?P<verdict>yes|no)\b(?=\**\s*(?:[,.;:!—–-]|because\b|$))", re.I | re.M)
+_BARE_VERDICT = re.compile(r"\W*(?:yes|no)\W*", re.I)
+# Phrases about the user, not the food: "low-carb diet", "low sodium intake", "high protein
+# requirement", "needs low sugar", "a diet low in calories", and negations ("not high in sugar").
+# Also the note's own example output, when the model echoes the note back.
+_USER_PHRASES = [re.compile(source, re.I | re.M) for source in (
+    rf"{_TAG}[\s_-]+(?:diets?|dietary|intakes?|requirements?|needs?|restrictions?|plans?"
+    r"|regimens?|goals?)\b",
+    rf"\b(?:needs?|needing|requires?|required|requiring|wants?|prefers?)\s+"
+    rf"(?:(?:a|an|the|to|eat|have|foods?)\s+)*{_TAG}",
+    rf"\bdiets?\s+(?:(?:that|which)\s+)?(?:is\s+)?{_TAG}",
+    rf"(?:\bnot|\bnever|\bnor|n't)\s+(?:(?:very|too|particularly|especially|that|so|overly"
+    rf"|really)\s+)?{_TAG}",
+    r"\bfor\s+example,?\s+the\s+output\s+is:?[^\n]*?(?:[.!?](?=\s|$)|$)")]
+# Habit names such as "Eats little or no fish" or ingredients "no added fat" hold a "no".
+_NOT_A_VERDICT = re.compile(r"\b(?:(?:little|few)\s+(?:or|to)\s+no|no\s+added)\b", re.I)
+
 
 @dataclass(frozen=True)
 class Parsed:
@@ -100,19 +141,149 @@ class Parsed:
     ok: bool
 
 
-def parse_tags(text: str) -> list[str]:
-    """Every ``low_x`` / ``high_x`` the text names ("low in carb", "high saturated fat",
-    "Low-Sodium"), once each, in the answer order."""
+@lru_cache(maxsize=1)
+def _name_patterns() -> tuple[re.Pattern[str], ...]:
+    """Condition, diet and habit node names, read from the standards. A slashed diet name
+    ("Low salt/Low sodium diet") also matches without its final "diet"."""
+    standards = load_standards()
+    names = [c.node_name for c in standards.conditions.conditions]
+    names += [phrase for item in standards.habits.items for phrase in _habit_names(item)]
+    patterns = [_name_pattern(name) for name in names]
+    patterns += [_name_pattern(name.rsplit(" ", 1)[0]) for name in names
+                 if "/" in name and name.lower().endswith(" diet")]
+    return tuple(patterns)
+
+
+def _habit_names(item: object) -> list[str]:
+    """A habit item's tag names: its ``high`` and ``low`` names and any per-code names."""
+    codes = getattr(item, "codes", None) or {}
+    names = [getattr(item, "high", None), getattr(item, "low", None), *codes.values()]
+    return [name for name in names if isinstance(name, str) and name]
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    return re.compile(r"\b" + r"[\s/_-]+".join(words) + r"\b", re.I)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return "~" * len(match.group(0))
+
+
+def mask_user_phrases(text: str) -> str:
+    """``text`` with diet, condition and habit names and phrases about the user's needs
+    overwritten by ``~`` (same length), so that no tag is read inside them."""
+    for pattern in (*_name_patterns(), *_USER_PHRASES):
+        text = pattern.sub(_blank, text)
+    return text
+
+
+def _tags_in(text: str) -> list[str]:
     found = []
-    for direction, word in TAG_PATTERN.findall(text):
+    for direction, word in TAG_PATTERN.findall(mask_user_phrases(text)):
         nutrient = NUTRIENT_WORDS[re.sub(r"[\s_-]+", " ", word.lower())]
-        tag = f"{direction.lower()}_{nutrient}"
-        found.append(tag)
+        found.append(f"{direction.lower()}_{nutrient}")
     return order_tags(found, load_ngqa_config())
 
 
+def _is_tag_list(line: str) -> bool:
+    """True when the line is only tags: "high_sodium, low_carb", "1. **Low in sugar**",
+    '["high_sodium"]'."""
+    items = [item.strip(_ITEM_STRIP) for item in _ITEM_SPLIT.split(_BULLET.sub("", line))]
+    items = [item for item in items if item]
+    return bool(items) and all(_TAG_TOKEN.fullmatch(item) for item in items)
+
+
+def _is_list_line(line: str) -> bool:
+    """A bullet or numbered item ("- high_sodium (hypertension)"), or a tag list."""
+    return bool(_BULLET.match(line)) or _is_tag_list(line)
+
+
+def _list_at(lines: list[str], start: int) -> str:
+    """The run of list lines from ``start`` (or that line alone if it is not one)."""
+    end = start + 1
+    while _is_list_line(lines[start]) and end < len(lines) and _is_list_line(lines[end]):
+        end += 1
+    return "\n".join(lines[start:end])
+
+
+def _after_marker(text: str) -> str | None:
+    """Rule (a): what follows the last answer marker, to the end of its line or list."""
+    markers = list(_MARKER.finditer(text))
+    if not markers:
+        return None
+    first, _, rest = text[markers[-1].end():].partition("\n")
+    first = _REASONING_LABEL.split(first)[0]
+    if first.strip(_ITEM_STRIP):
+        return first
+    lines = rest.split("\n")
+    filled = [k for k, line in enumerate(lines) if line.strip(_ITEM_STRIP)]
+    return _list_at(lines, filled[0]) if filled else ""
+
+
+def _last_tag_list(text: str) -> str | None:
+    """Rule (b): the last run of lines made of tags only."""
+    lines = text.split("\n")
+    ends = [k for k, line in enumerate(lines) if _is_tag_list(line)]
+    if not ends:
+        return None
+    start = ends[-1]
+    while start > 0 and _is_tag_list(lines[start - 1]):
+        start -= 1
+    return "\n".join(lines[start:ends[-1] + 1])
+
+
+def _leading_tag_list(text: str) -> str | None:
+    """Rule (c): the output opens with a list of tags and goes on with reasoning on the same
+    line ("high_carb, low_protein. The food ...")."""
+    head = _SENTENCE_END.split(text.strip().split("\n", 1)[0], maxsplit=1)[0]
+    return head if _is_tag_list(head) else None
+
+
+def _sentence_at(text: str, start: int) -> str:
+    """The sentence opening at ``start``, within its line; a bare "No." takes the next one."""
+    line = text[start:].split("\n", 1)[0]
+    ends = [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]
+    if _BARE_VERDICT.fullmatch(line[:ends[0]]) and len(ends) > 1:
+        return line[:ends[1]]
+    return line[:ends[0]]
+
+
+def answer_sentence(text: str) -> str | None:
+    """The sentence that opens with Yes or No: the one after the last answer marker, else the
+    last one; markdown bold and extra spaces removed. None if no sentence opens so."""
+    starts = list(_VERDICT_START.finditer(text))
+    if not starts:
+        return None
+    marked = [m for m in starts if m.group("marker")]
+    chosen = (marked or starts)[-1]
+    sentence = _sentence_at(text, chosen.start("verdict"))
+    return " ".join(sentence.replace("**", "").split())
+
+
+def answer_part(text: str) -> str:
+    """The part of a multi-label output that holds the answer, by the first rule that applies:
+    (a) after the last answer marker; (b) the last line (or run of lines) made of tags only;
+    (c) a tag list that opens the output; (d) the Yes/No answer sentence, if it names a tag;
+    else the whole text."""
+    for rule in (_after_marker, _last_tag_list, _leading_tag_list):
+        part = rule(text)
+        if part is not None:
+            return part
+    sentence = answer_sentence(text)
+    return sentence if sentence and _tags_in(sentence) else text
+
+
+def parse_tags(text: str) -> list[str]:
+    """The ``low_x`` / ``high_x`` tags of the answer part ("low in carb", "high saturated fat",
+    "Low-Sodium"), once each, in the gold answers' order. Diet, condition and habit names and
+    phrases about the user's needs are never read as tags."""
+    return _tags_in(answer_part(text))
+
+
 def parse_verdict(text: str) -> str | None:
-    """Yes/No: an explicit "answer: yes", else the first word, else the last yes/no said."""
+    """Yes/No: an explicit "answer: yes", else the first word, else the last yes/no said
+    (a "no" in a habit name such as "Eats little or no fish" does not count)."""
     explicit = re.search(r"(?:final answer|answer)\s*(?:is)?\s*[:\-]?\s*\**\s*(yes|no)\b",
                          text, re.I)
     if explicit:
@@ -120,12 +291,13 @@ def parse_verdict(text: str) -> str | None:
     first = VERDICT_PATTERN.match(text.strip().lstrip("*\"' "))
     if first:
         return first.group(1).capitalize()
-    words = VERDICT_PATTERN.findall(text)
+    words = VERDICT_PATTERN.findall(_NOT_A_VERDICT.sub(_blank, text))
     return words[-1].capitalize() if words else None
 
 
 def parse_answer(task: str, text: str) -> Parsed:
-    """Parse a model's text for ``task``; unparseable answers come back with ``ok=False``."""
+    """Parse a model's text for ``task``; unparseable answers come back with ``ok=False``.
+    Text generation scores the Yes/No answer sentence when there is one, else the whole text."""
     if task == "binary":
         verdict = parse_verdict(text)
         return Parsed(verdict, verdict is not None)
@@ -133,5 +305,5 @@ def parse_answer(task: str, text: str) -> Parsed:
         tags = parse_tags(text)
         return Parsed(tags, bool(tags))
     verdict = parse_verdict(text)
-    cleaned = " ".join(text.strip().split())
-    return Parsed(cleaned, verdict is not None)
+    scored = answer_sentence(text) or " ".join(text.strip().split())
+    return Parsed(scored, verdict is not None)

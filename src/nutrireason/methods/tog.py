@@ -1,28 +1,33 @@
 """Think-on-Graph (ToG, Sun et al. 2024) on NGQA question graphs (paper Appendix C).
 
-Exploration starts at the topic entities (``user`` and the food) and walks the question graph as
-if undirected, keeping every triple in its stored direction. Iteration 1 expands every topic
-entity along all its relations without pruning (NGQA delays pruning to the second iteration).
-Iterations 2..``depth`` prune twice, each with at most one batched model call:
+ToG explores a knowledge graph in rounds of *search, prune, reason*. Exploration starts at the
+topic entities (``user`` and the food) and walks the question graph as if undirected, keeping
+every triple in its stored direction. Round 1 expands every topic entity along all its relations
+without pruning (NGQA delays pruning to the second round). Rounds 2..``depth`` prune twice, each
+with at most one batched model call:
 
 * relation pruning: the candidate ``(entity, relation, direction)`` groups of the frontier; when
-  there are more than ``width``, the model picks at most ``width`` of them. Only triples under
-  the picked groups go on (the NGQA authors' code overwrote the pruned list, so their relation
-  pruning kept everything; here it prunes).
+  there are more than ``width``, the model chooses at most ``width`` and scores each (ToG's
+  relation prompt: scores from 0 to 1 that sum to 1); the highest scores are kept. Only triples
+  under the kept groups go on (the NGQA authors' code overwrote the pruned list, so their
+  relation pruning kept everything; here it prunes).
 * entity pruning: the candidate triples under the kept groups; when there are more than
-  ``width``, the model picks at most ``width``.
+  ``width``, the model scores them the same way and the ``width`` best are kept.
 
 As in ToG, the model reasons over the retained *paths*: a kept triple extends the path that
 reached its endpoint (joining two paths when both endpoints were reached), the kept paths replace
-the previous ones, and a path the pruning did not extend is dropped. So after iteration 2 the
-context holds at most ``width`` paths such as (user has obesity), (obesity contradict
-high_calorie), (food belongs to high_calorie), not the user's habits or the food's
-ingredients. Exploration stops early when the frontier is empty; a last call answers from the
-union of the retained paths' triples (in the question graph's order), with the paper's ToG
+the previous ones, and a path the pruning did not extend is dropped. After every round but the
+last, while the frontier is not empty, ToG's *reasoning* step asks the model whether the
+retained paths are enough to answer; "Yes" stops the exploration early. A last call answers from
+the union of the retained paths' triples (in the question graph's order), with the paper's ToG
 method prompt (Tables 16-18).
 
-Model calls per question = relation-pruning calls + entity-pruning calls + 1. The pruning
-prompts are ours: the paper's Figure 8 is an image the text does not reproduce.
+Model calls per question = relation-pruning calls + entity-pruning calls + reasoning calls + 1,
+at most ``3 * (depth - 1) + 1`` (7 at depth 3) because each round's pruning is one batched call
+per kind. The ToG authors' bound, with one pruning call per entity and relation, is
+``2 * width * depth + depth + 1`` (34 at width 5, depth 3); :func:`tog_call_bounds` gives both.
+The paper's Figure 8 (its pruning prompt) is an image the text does not reproduce, so the
+prompts follow the original ToG's structure in this project's words.
 """
 
 from __future__ import annotations
@@ -39,33 +44,53 @@ from nutrireason.methods.ngqa_prompts import (
     TOG_PROMPT,
     Triple,
     parse_answer,
+    triples_text,
     user_prompt,
 )
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message
 from nutrireason.ngqa.questions import USER_NODE
 
 PRUNE_MAX_TOKENS = 64
+REASON_MAX_TOKENS = 64
 
 RELATION_PRUNE_PROMPT = (
     "Question: {question}\n"
     "To answer the question we explore a knowledge graph starting from the entities {topics}. "
     "Below are the candidate relations from the entities reached so far, numbered; each shows "
     "the entity, the relation and how many entities it leads to. Choose at most {width} "
-    "relations that are most useful to answer the question.\n"
+    "relations that contribute to answering the question and score each one's contribution "
+    "from 0 to 1, the scores of the chosen relations summing to 1.\n"
     "{candidates}\n"
-    "Answer only with the numbers of the chosen relations, separated by commas (for example: "
-    "1, 3).")
+    "Answer with one chosen relation per line as its number and score, for example:\n"
+    "3 (Score: 0.6)\n1 (Score: 0.4)")
 
 ENTITY_PRUNE_PROMPT = (
     "Question: {question}\n"
     "To answer the question we explore a knowledge graph starting from the entities {topics}. "
     "Below are the candidate triples (head --relation--> tail) reached so far, numbered. "
-    "Choose at most {width} triples that are most useful to answer the question.\n"
+    "Choose at most {width} triples that contribute to answering the question and score each "
+    "one's contribution from 0 to 1, the scores of the chosen triples summing to 1.\n"
     "{candidates}\n"
-    "Answer only with the numbers of the chosen triples, separated by commas (for example: "
-    "1, 3).")
+    "Answer with one chosen triple per line as its number and score, for example:\n"
+    "3 (Score: 0.6)\n1 (Score: 0.4)")
 
-_NUMBER = re.compile(r"\d+")
+REASON_PROMPT = (
+    "Question: {question}\n"
+    "These knowledge-graph triples (head relation tail) were retrieved so far: "
+    "{triples}\n"
+    "Are these triples enough to answer the question? Start your answer with Yes or No, then "
+    "give one short sentence of reasoning.")
+
+_NUMBER = re.compile(r"(?<![\d.])\d+(?!\d|\.\d)")
+_SCORE = re.compile(r"score\W{0,3}(\d*\.\d+|\d+)", re.I)
+_VERDICT = re.compile(r"\b(yes|no)\b", re.I)
+
+
+def tog_call_bounds(width: int, depth: int) -> dict[str, int]:
+    """Most model calls per question: this implementation (batched pruning, reasoning after
+    every round but the last, one answer) and the ToG authors' ``2ND + D + 1``."""
+    return {"this_implementation": 3 * (depth - 1) + 1,
+            "tog_authors": 2 * width * depth + depth + 1}
 
 
 @dataclass(frozen=True)
@@ -92,18 +117,35 @@ def triple_text(triple: Triple) -> str:
 
 
 def parse_choices(text: str, n: int, width: int) -> list[int] | None:
-    """The 0-based candidate indices the model chose: numbers 1..``n`` in the order named,
-    deduplicated, at most ``width``; None when the text names none in range."""
-    chosen: list[int] = []
-    for token in _NUMBER.findall(text):
-        number = int(token)
+    """The 0-based candidate indices the model chose, at most ``width``; None when the text
+    names none in range. Each line's first whole number names a candidate and its
+    ``Score: x`` (if any) ranks it; lines without a score may list several numbers ("1, 3").
+    Scored choices come first, highest score first; ties and unscored ones keep their order."""
+    named: list[tuple[int, float | None]] = []
+    for line in text.splitlines():
+        numbers = [int(t) for t in _NUMBER.findall(_SCORE.sub(" ", line))]
+        score = _SCORE.search(line)
+        if score and numbers:
+            named.append((numbers[0], float(score.group(1))))
+        else:
+            named += [(number, None) for number in numbers]
+    chosen: dict[int, float | None] = {}
+    for number, score in named:
         if 1 <= number <= n and number - 1 not in chosen:
-            chosen.append(number - 1)
-    return chosen[:width] or None
+            chosen[number - 1] = score
+    ranked = sorted(chosen, key=lambda k: -chosen[k] if chosen[k] is not None else 1.0)
+    return ranked[:width] or None
+
+
+def parse_sufficient(text: str) -> bool | None:
+    """The reasoning step's verdict: the first yes/no said; None when there is none."""
+    found = _VERDICT.search(text)
+    return None if found is None else found.group(1).lower() == "yes"
 
 
 class TogMethod(GraphRagMethod):
-    """Think-on-Graph: iterative relation and entity pruning, then one answering call."""
+    """Think-on-Graph: rounds of search, relation and entity pruning and a reasoning step that
+    may stop early, then one answering call."""
 
     name = "tog"
     method_prompt = f"{BASE_METHOD_PROMPT} {TOG_PROMPT}"
@@ -117,9 +159,12 @@ class TogMethod(GraphRagMethod):
         self.depth = depth
         self.prune_settings = self.settings.model_copy(
             update={"max_tokens": PRUNE_MAX_TOKENS, "temperature": 0.0})
+        self.reason_settings = self.settings.model_copy(
+            update={"max_tokens": REASON_MAX_TOKENS, "temperature": 0.0})
 
     def describe(self) -> dict[str, Any]:
-        return super().describe() | {"width": self.width, "depth": self.depth}
+        return super().describe() | {"width": self.width, "depth": self.depth,
+                                     "call_bounds": tog_call_bounds(self.width, self.depth)}
 
     def retrieve(self, item: dict[str, Any]) -> list[Triple]:
         raise NotImplementedError("ToG retrieves with model calls; use `await answer(...)`")
@@ -129,7 +174,7 @@ class TogMethod(GraphRagMethod):
         topics = [USER_NODE, item["food"]]
         state = _Search(self, item, backend)
 
-        # Iteration 1, unpruned: every triple touching a topic entity is a one-step path.
+        # Round 1, unpruned: every triple touching a topic entity is a one-step path.
         visited = set(topics)
         reach: dict[str, set[int]] = {}  # node -> the triples of the path that reached it
         first = [i for i, (h, _, t) in enumerate(triples) if h in visited or t in visited]
@@ -137,9 +182,13 @@ class TogMethod(GraphRagMethod):
         used = set(first)
         frontier = _extend(triples, first, paths, visited, reach)
         depth_reached = 1 if first else 0
+        stopped_early = False
 
         for iteration in range(2, self.depth + 1):
             if not frontier:
+                break
+            if await state.sufficient(_retained(triples, paths)):
+                stopped_early = True
                 break
             kept = await state.step(triples, used, frontier)
             if not kept:
@@ -150,8 +199,7 @@ class TogMethod(GraphRagMethod):
             frontier = _extend(triples, kept, paths, visited, reach)
             depth_reached = iteration
 
-        retained = set().union(*paths) if paths else set()
-        chosen = [triples[i] for i in sorted(retained)]
+        chosen = _retained(triples, paths)
         text = user_prompt(item["question"], self.method_prompt, self.graph_text(chosen),
                            item["task"])
         messages = [Message(role="system", content=SYSTEM_PROMPT),
@@ -160,8 +208,17 @@ class TogMethod(GraphRagMethod):
         parsed = parse_answer(item["task"], response.text)
         return Prediction(parsed.value, parsed.ok, retrieved=[list(t) for t in chosen],
                           extra={"tog_pruning_calls": state.calls,
+                                 "tog_reasoning_calls": state.reasoning_calls,
+                                 "tog_calls": state.calls + state.reasoning_calls + 1,
                                  "tog_depth_reached": depth_reached,
+                                 "tog_stopped_early": stopped_early,
+                                 "tog_call_bounds": tog_call_bounds(self.width, self.depth),
                                  "fallbacks": state.fallbacks})
+
+
+def _retained(triples: list[Triple], paths: list[set[int]]) -> list[Triple]:
+    """The union of the paths' triples, in the question graph's order."""
+    return [triples[i] for i in sorted(set().union(*paths))] if paths else []
 
 
 def _extend(triples: list[Triple], kept: list[int], paths: list[set[int]], visited: set[str],
@@ -180,7 +237,7 @@ def _extend(triples: list[Triple], kept: list[int], paths: list[set[int]], visit
 
 
 class _Search:
-    """One question's pruning state: the calls made and the fallbacks taken."""
+    """One question's exploration state: the calls made and the fallbacks taken."""
 
     def __init__(self, method: TogMethod, item: dict[str, Any], backend: Generator) -> None:
         self.method = method
@@ -188,7 +245,21 @@ class _Search:
         self.topics = f'"{USER_NODE}" and "{item["food"]}"'
         self.backend = backend
         self.calls = 0
+        self.reasoning_calls = 0
         self.fallbacks = 0
+
+    async def sufficient(self, retained: list[Triple]) -> bool:
+        """ToG's reasoning step: are the retained paths enough to answer? One call; an
+        answer without a yes/no counts as "not yet" and as a fallback."""
+        prompt = REASON_PROMPT.format(question=self.question, triples=triples_text(retained))
+        request = ChatRequest(messages=[Message(role="system", content=SYSTEM_PROMPT),
+                                        Message(role="user", content=prompt)],
+                              settings=self.method.reason_settings)
+        self.reasoning_calls += 1
+        verdict = parse_sufficient((await self.backend.generate(request)).text)
+        if verdict is None:
+            self.fallbacks += 1
+        return bool(verdict)
 
     async def step(self, triples: list[Triple], retained: set[int],
                    frontier: list[str]) -> list[int]:

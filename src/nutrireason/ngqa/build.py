@@ -27,24 +27,26 @@ from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
 from nutrireason.ngqa.foods import question_foods
 from nutrireason.ngqa.questions import (
     USER_NODE,
+    Selection,
     UserProfile,
     food_matrix,
     gold_answers,
-    level_of,
     link_edges,
     node_list,
     opposite,
     question_graph,
-    requirement_matrix,
+    question_level,
     select_pairs,
     signal_to_noise,
+    standard_checks,
     tag_space,
+    user_matrices,
     user_profiles,
 )
 from nutrireason.recipes.foods import FoodTables
 from nutrireason.standards import Standards, load_standards
 
-GENERATOR = f"nutrireason {__version__} ngqa-build 1"
+GENERATOR = f"nutrireason {__version__} ngqa-build 2"
 # Standards files an NGQA build depends on besides its data inputs.
 RULE_FILES = ("ngqa.yaml", "conditions.yaml", "nutrients.yaml")
 
@@ -58,45 +60,55 @@ class NgqaBuild:
 
 def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int = 0,
                     inputs: list[Path] | None = None, caps: dict[str, int] | None = None,
-                    config: NgqaConfig | None = None, standards: Standards | None = None
-                    ) -> NgqaBuild:
-    """Sample questions for every level, write all files, return the statistics."""
+                    config: NgqaConfig | None = None, standards: Standards | None = None,
+                    standard_rule: str | None = None) -> NgqaBuild:
+    """Sample questions for every level, write all files, return the statistics.
+    ``standard_rule`` (``strict`` or ``loose``) defaults to ``standard_rule`` in ngqa.yaml."""
     config = config or load_ngqa_config()
     standards = standards or load_standards()
+    rule = standard_rule or config.standard_rule
     caps = caps or {level: config.levels[level].max_questions for level in LEVELS}
     everyone = user_profiles(users, standards)
     profiles = [p for p in everyone if p.requirements]
     qfoods = question_foods(foods, config, standards)
-    questions = make_questions(profiles, qfoods, config, seed, caps)
+    selection = select_questions(profiles, qfoods, config, seed, caps, rule)
+    questions = make_questions(profiles, qfoods, config, selection, rule)
     stats = statistics(questions, len(profiles), len(qfoods))
+    stats["level_rule"] = level_rule_stats(questions, rule, selection.candidates)
     _write(out, questions, graph_tables(everyone, qfoods, standards), stats,
-           _manifest(seed, caps, inputs or [], stats))
+           _manifest(seed, caps, rule, inputs or [], stats))
     return NgqaBuild(out, stats, questions)
 
 
-def make_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,
-                   seed: int, caps: dict[str, int]) -> pd.DataFrame:
-    """One row per question: ids, level, triples, nodes, edges, gold answers, SNR."""
+def select_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,
+                     seed: int, caps: dict[str, int], rule: str) -> Selection:
+    """The (user, food) pairs of every level, by the seeded hash."""
     space = tag_space(config)
     opposite_index = np.array([space.index(opposite(t)) for t in space])
-    pairs = select_pairs(requirement_matrix(profiles, space),
-                         food_matrix(list(qfoods["question_tags"]), space),
-                         opposite_index, caps, seed)
+    return select_pairs(user_matrices(profiles, space),
+                        food_matrix(list(qfoods["question_tags"]), space),
+                        opposite_index, caps, seed, rule)
+
+
+def make_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,
+                   selection: Selection, rule: str) -> pd.DataFrame:
+    """One row per question: ids, level, triples, nodes, edges, gold answers, SNR."""
     food_rows = qfoods.to_dict(orient="records")
     rows = []
     for level in LEVELS:
-        for number, (u, f) in enumerate(pairs[level]):
+        for number, (u, f) in enumerate(selection.pairs[level]):
             rows.append(_question(f"ngqa-{level}-{number:05d}", level, profiles[u],
-                                  food_rows[f], config))
+                                  food_rows[f], config, rule))
     return pd.DataFrame(rows)
 
 
 def _question(qid: str, level: str, profile: UserProfile, food: dict,
-              config: NgqaConfig) -> dict[str, Any]:
+              config: NgqaConfig, rule: str) -> dict[str, Any]:
     edges = link_edges(profile.requirements, set(food["question_tags"]))
     n_match = sum(r == "match" for _, r, _ in edges)
     n_contra = sum(r == "contradict" for _, r, _ in edges)
-    assert level_of(n_match, n_contra) == level, (qid, edges)
+    n_nodes = len(profile.conditions) + len(profile.diets)
+    assert question_level(edges, n_nodes, rule) == level, (qid, edges)
     triples = question_graph(profile, food, edges)
     nodes = node_list(triples, profile, food)
     node_snr, tag_snr = signal_to_noise(nodes, edges, food)
@@ -165,6 +177,34 @@ def statistics(questions: pd.DataFrame, n_users: int, n_foods: int) -> dict[str,
     return {"users_with_conditions": n_users, "foods": n_foods, "levels": levels}
 
 
+def level_rule_stats(questions: pd.DataFrame, rule: str, candidates: dict[str, int]
+                     ) -> dict[str, Any]:
+    """The standard level against the strict rule's checks: shares of its questions with two
+    distinct tags, with links from two conditions/diets (among users with two or more) and
+    meeting the whole strict rule; and the candidate pairs each rule allowed."""
+    standard = questions[questions["level"] == "standard"] if len(questions) else questions
+    checks = [standard_checks(_link_edges(row["triples"]),
+                              len(row["conditions"]) + len(row["diets"]))
+              for row in standard.to_dict(orient="records")]
+    several = [c for c in checks if c.several_nodes]
+    return {"rule": rule,
+            "standard": {"questions": len(checks),
+                         "two_tags": _share(c.two_tags for c in checks),
+                         "two_conditions": _share(c.two_nodes for c in several),
+                         "strict": _share(c.strict for c in checks)},
+            "candidates": {"loose": candidates["standard_loose"],
+                           "strict": candidates["standard_strict"]}}
+
+
+def _link_edges(triples: list) -> list[tuple[str, str, str]]:
+    return [(h, r, t) for h, r, t in triples if r in ("match", "contradict", "need")]
+
+
+def _share(flags) -> float:
+    flags = list(flags)
+    return round(sum(flags) / len(flags), 4) if flags else 0.0
+
+
 def graph_tables(profiles: list[UserProfile], qfoods: pd.DataFrame, standards: Standards
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The whole knowledge graph as node and edge tables (ids are type-prefixed)."""
@@ -208,8 +248,10 @@ def load_graph(out: str | Path) -> nx.MultiDiGraph:
     return graph
 
 
-def _manifest(seed: int, caps: dict[str, int], inputs: list[Path], stats: dict) -> dict:
+def _manifest(seed: int, caps: dict[str, int], rule: str, inputs: list[Path], stats: dict
+              ) -> dict:
     return {"artifact": "ngqa", "generator": GENERATOR, "seed": seed, "caps": caps,
+            "standard_rule": rule,
             "inputs": input_fingerprints(inputs),
             "counts": {level: stats["levels"][level]["records"] for level in LEVELS}}
 

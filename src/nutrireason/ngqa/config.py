@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -50,6 +51,7 @@ class NgqaConfig(_Strict):
     question_nutrients: list[str] = Field(min_length=1)
     answer_order: list[str] = Field(min_length=1)
     levels: dict[str, Level]
+    standard_rule: Literal["strict", "loose"]
     questions: Questions
 
 

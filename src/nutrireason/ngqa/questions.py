@@ -3,9 +3,13 @@
 For a user, every condition or diet requires tags (Table 7). Against a food, each
 (condition, tag) requirement becomes one edge: ``match`` when the food has the tag,
 ``contradict`` when it has the opposite tag (naming the food's tag), ``need`` otherwise
-(DATA.md 6). Levels count match and contradict edges only: sparse = exactly one, standard = two
-or more in one direction, complex = both directions. Pairs are chosen by a seeded hash of
-(user, food), so the selection does not depend on how the work is chunked.
+(DATA.md 6). Levels count match and contradict edges only: sparse = exactly one link, complex =
+links in both directions, standard = two or more links in one direction. The paper words the
+standard level as "multiple nutrition tags ... several user health conditions" (Section 4.1), so
+the default ``strict`` rule also asks for at least two distinct linked tags and, where the user
+has two or more conditions/diets, links from at least two of them; the ``loose`` rule (link
+count only) stays available. Pairs are chosen by a seeded hash of (user, food), so the
+selection does not depend on how the work is chunked.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from nutrireason.ngqa.config import LEVELS, NgqaConfig
 from nutrireason.standards import Standards
 
 USER_NODE = "user"
+LINKED = ("match", "contradict")
+STANDARD_RULES = ("strict", "loose")
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -73,13 +79,48 @@ def link_edges(requirements: list[tuple[str, str]], food_tags: set[str]
 
 
 def level_of(n_match: int, n_contradict: int) -> str | None:
-    """sparse / standard / complex, or None when no edge links user and food."""
+    """sparse / standard / complex by link counts alone (the loose rule), or None when no edge
+    links user and food."""
     total = n_match + n_contradict
     if total == 0:
         return None
     if n_match and n_contradict:
         return "complex"
     return "sparse" if total == 1 else "standard"
+
+
+@dataclass(frozen=True)
+class StandardChecks:
+    """What the strict standard rule asks of a one-direction pair with two or more links."""
+
+    two_tags: bool  # at least two distinct food tags linked
+    several_nodes: bool  # the user has two or more conditions/diets
+    two_nodes: bool  # links come from at least two of them
+
+    @property
+    def strict(self) -> bool:
+        return self.two_tags and (self.two_nodes or not self.several_nodes)
+
+
+def standard_checks(edges: list[tuple[str, str, str]], n_user_nodes: int) -> StandardChecks:
+    """The strict-rule checks for one question's link edges; ``n_user_nodes`` counts the
+    user's conditions and diets."""
+    linked = [(node, tag) for node, relation, tag in edges if relation in LINKED]
+    return StandardChecks(two_tags=len({t for _, t in linked}) >= 2,
+                          several_nodes=n_user_nodes >= 2,
+                          two_nodes=len({n for n, _ in linked}) >= 2)
+
+
+def question_level(edges: list[tuple[str, str, str]], n_user_nodes: int,
+                   rule: str = "strict") -> str | None:
+    """The level of a (user, food) pair under ``rule`` (``strict`` or ``loose``); None when
+    the pair belongs to no level (no link, or a standard pair the strict rule refuses)."""
+    level = level_of(sum(r == "match" for _, r, _ in edges),
+                     sum(r == "contradict" for _, r, _ in edges))
+    if level == "standard" and rule == "strict" and not standard_checks(
+            edges, n_user_nodes).strict:
+        return None
+    return level
 
 
 def gold_answers(edges: list[tuple[str, str, str]], config: NgqaConfig) -> dict[str, object]:
@@ -113,14 +154,32 @@ def tag_space(config: NgqaConfig) -> list[str]:
     return [f"{d}_{n}" for n in config.question_nutrients for d in ("low", "high")]
 
 
-def requirement_matrix(profiles: list[UserProfile], space: list[str]) -> np.ndarray:
-    """users x tags: how many of a user's conditions require each tag."""
-    index = {t: i for i, t in enumerate(space)}
-    matrix = np.zeros((len(profiles), len(space)), dtype=np.float32)
+@dataclass(frozen=True)
+class UserMatrices:
+    """The users' side of pair selection: which condition/diet nodes each user has and which
+    tags each node requires. ``requirements = user_nodes @ node_tags`` counts, per user and
+    tag, how many of the user's nodes require the tag."""
+
+    user_nodes: np.ndarray  # users x nodes, 1 where the user has the node
+    node_tags: np.ndarray  # nodes x tags, 1 where the node requires the tag
+
+    @property
+    def requirements(self) -> np.ndarray:
+        return self.user_nodes @ self.node_tags
+
+
+def user_matrices(profiles: list[UserProfile], space: list[str]) -> UserMatrices:
+    """Node and requirement matrices for ``profiles`` over the tag ``space``."""
+    tag_index = {t: i for i, t in enumerate(space)}
+    nodes = list(dict.fromkeys(node for p in profiles for node, _ in p.requirements))
+    node_index = {n: i for i, n in enumerate(nodes)}
+    user_nodes = np.zeros((len(profiles), len(nodes)), dtype=np.float32)
+    node_tags = np.zeros((len(nodes), len(space)), dtype=np.float32)
     for row, profile in enumerate(profiles):
-        for _, tag in profile.requirements:
-            matrix[row, index[tag]] += 1
-    return matrix
+        for node, tag in profile.requirements:
+            user_nodes[row, node_index[node]] = 1
+            node_tags[node_index[node], tag_index[tag]] = 1
+    return UserMatrices(user_nodes, node_tags)
 
 
 def food_matrix(food_tags: list[list[str]], space: list[str]) -> np.ndarray:
@@ -144,28 +203,59 @@ def pair_keys(seed: int, users: np.ndarray, foods: np.ndarray, n_foods: int) -> 
         return x ^ (x >> np.uint64(31))
 
 
-def select_pairs(requirements: np.ndarray, foods: np.ndarray, opposite_index: np.ndarray,
-                 caps: dict[str, int], seed: int, chunk: int = 2048
-                 ) -> dict[str, list[tuple[int, int]]]:
-    """Per level, the ``caps[level]`` (user, food) pairs with the smallest seeded keys."""
+@dataclass
+class Selection:
+    """The pairs kept per level and how many candidate pairs each rule allowed."""
+
+    pairs: dict[str, list[tuple[int, int]]]
+    candidates: dict[str, int]  # "sparse", "complex", "standard_loose", "standard_strict"
+
+
+def select_pairs(users: UserMatrices, foods: np.ndarray, opposite_index: np.ndarray,
+                 caps: dict[str, int], seed: int, rule: str = "strict", chunk: int = 2048
+                 ) -> Selection:
+    """Per level, the ``caps[level]`` (user, food) pairs with the smallest seeded keys, the
+    standard level under ``rule`` (see :func:`question_level`)."""
+    if rule not in STANDARD_RULES:
+        raise ValueError(f"standard-level rule must be one of {STANDARD_RULES}, got {rule!r}")
     kept = {level: (np.empty(0, np.uint64), np.empty(0, np.int64)) for level in LEVELS}
+    candidates = dict.fromkeys(("sparse", "standard_loose", "standard_strict", "complex"), 0)
     n_foods = foods.shape[0]
-    contra_foods = foods[:, opposite_index]
-    for start in range(0, requirements.shape[0], chunk):
-        block = requirements[start:start + chunk]
-        match = (block @ foods.T).astype(np.int32)
-        contra = (block @ contra_foods.T).astype(np.int32)
-        total = match + contra
-        masks = {"sparse": total == 1,
-                 "standard": (total >= 2) & ((match == 0) | (contra == 0)),
-                 "complex": (match > 0) & (contra > 0)}
+    for start in range(0, users.user_nodes.shape[0], chunk):
+        masks = _level_masks(users, start, chunk, foods, opposite_index)
+        for name, mask in masks.items():
+            candidates[name] += int(mask.sum())
+        masks["standard"] = masks.pop(f"standard_{rule}")
+        masks.pop(f"standard_{'loose' if rule == 'strict' else 'strict'}")
         for level, mask in masks.items():
-            users, food_idx = np.nonzero(mask)
-            flat = (users + start).astype(np.int64) * n_foods + food_idx
-            keys = pair_keys(seed, users + start, food_idx, n_foods)
+            rows, food_idx = np.nonzero(mask)
+            flat = (rows + start).astype(np.int64) * n_foods + food_idx
+            keys = pair_keys(seed, rows + start, food_idx, n_foods)
             kept[level] = _smallest(kept[level], keys, flat, caps[level])
-    return {level: [(int(f // n_foods), int(f % n_foods)) for f in flat]
-            for level, (_, flat) in kept.items()}
+    pairs = {level: [(int(f // n_foods), int(f % n_foods)) for f in flat]
+             for level, (_, flat) in kept.items()}
+    return Selection(pairs, candidates)
+
+
+def _level_masks(users: UserMatrices, start: int, chunk: int, foods: np.ndarray,
+                 opposite_index: np.ndarray) -> dict[str, np.ndarray]:
+    """users-in-chunk x foods masks for sparse, complex and both standard rules."""
+    user_nodes = users.user_nodes[start:start + chunk]
+    required = user_nodes @ users.node_tags
+    match = (required @ foods.T).astype(np.int32)
+    contra = (required @ foods[:, opposite_index].T).astype(np.int32)
+    total = match + contra
+    loose = (total >= 2) & ((match == 0) | (contra == 0))
+    # A food tag is linked when the user requires it or its opposite; a node is linked when
+    # it requires a tag the food has or the opposite of one.
+    either = np.minimum(required + required[:, opposite_index], 1)
+    distinct_tags = either @ foods.T
+    node_either = np.minimum(users.node_tags + users.node_tags[:, opposite_index], 1)
+    linked_nodes = user_nodes @ ((node_either @ foods.T) > 0).astype(np.float32)
+    several = (user_nodes.sum(axis=1) >= 2)[:, None]
+    strict = loose & (distinct_tags >= 2) & (~several | (linked_nodes >= 2))
+    return {"sparse": total == 1, "standard_loose": loose, "standard_strict": strict,
+            "complex": (match > 0) & (contra > 0)}
 
 
 def _smallest(current, keys, flat, cap: int):

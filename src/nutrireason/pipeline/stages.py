@@ -177,6 +177,7 @@ class NgqaStage(Stage):
     foods: Path | None = None
     fndds: Path | None = None
     seed: int = 0
+    standard_rule: str | None = None  # None: ngqa.yaml's standard_rule
     label = "NGQA"
     name = "build NGQA"
     code = ("ngqa", "recipes", "sources", "standards")
@@ -208,7 +209,10 @@ class NgqaStage(Stage):
         return [self.users_path(), *self.food_inputs(), *self.rule_inputs()]
 
     def settings(self) -> dict[str, Any]:
-        return {"seed": self.seed}
+        from nutrireason.ngqa.config import load_ngqa_config
+
+        return {"seed": self.seed,
+                "standard_rule": self.standard_rule or load_ngqa_config().standard_rule}
 
     def outputs(self) -> list[Path]:
         spec = get_benchmark("ngqa")
@@ -226,7 +230,7 @@ class NgqaStage(Stage):
         frame = read_parquet(self.users_path(), "run `nutrireason ngqa users` first")
         inputs = [self.users_path(), *food_inputs, *self.rule_inputs()]
         return build_benchmark(frame, food_tables, self.target, seed=self.seed,
-                               inputs=inputs).stats
+                               inputs=inputs, standard_rule=self.standard_rule).stats
 
     def _food_tables(self):
         from nutrireason.recipes.foods import FoodTables, fndds_foods

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from nutrireason.io import write_text_atomic
@@ -114,6 +115,8 @@ def groups_frame(metrics: Sequence[dict[str, Any]],
                 row[f"metric.{name}"] = _value(stat)
             for name, value in (group.get("efficiency") or {}).items():
                 row[f"eff.{name}"] = value
+            for name, value in (group.get("method_stats") or {}).items():
+                row[f"ms.{name}"] = value
             for name, stat in (group.get("retrieval") or {}).items():
                 if isinstance(stat, dict):
                     row[f"ret.{name}"] = stat.get("value")
@@ -260,7 +263,27 @@ def efficiency_table(frame: pd.DataFrame) -> Table:
     return Table(index, columns, rows, csv_frame=data if multi_model
                  else data.drop(columns=["model"]),
                  notes=["Means per record over all levels and tasks, errors included (as in "
-                        "metrics.json); n in the CSV counts the scored samples."])
+                        "metrics.json); n in the CSV counts the scored samples.",
+                        *tog_notes(frame)])
+
+
+def tog_notes(frame: pd.DataFrame) -> list[str]:
+    """One line per ToG method (and model): calls per answered question beside the bounds,
+    and how often the reasoning step stopped the exploration early."""
+    if "ms.tog_calls" not in frame.columns:
+        return []
+    part = frame[frame["ms.tog_calls"].notna()]
+    notes = []
+    for (method, model), rows in part.groupby(["method", "model"], sort=True):
+        weights = rows["n"].clip(lower=1)
+        calls = float(np.average(rows["ms.tog_calls"], weights=weights))
+        early = float(np.average(rows["ms.tog_stopped_early"], weights=weights))
+        notes.append(
+            f"{method} ({model}): {calls:.2f} model calls per answered question, the reasoning "
+            f"step stopping early in {early:.0%}; at most {int(rows['ms.tog_bound'].iloc[0])} "
+            f"here (pruning batched per round), {int(rows['ms.tog_authors_bound'].iloc[0])} by "
+            "the ToG authors' bound 2 x width x depth + depth + 1 (Sun et al. 2024).")
+    return notes
 
 
 def retrieval_table(frame: pd.DataFrame) -> Table:

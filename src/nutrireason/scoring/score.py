@@ -244,7 +244,23 @@ def _group(method: str, model: str, task: str, level: str, members: list[Record]
         "metrics": M.with_ci(table, bootstrap, seed),
         "efficiency": _efficiency(members),
         "retrieval": retrieval_metrics,
+        "method_stats": _method_stats(members),
     }
+
+
+def _method_stats(members: list[Record]) -> dict[str, Any] | None:
+    """ToG's exploration over the group's answered records: model calls per question, the
+    share the reasoning step stopped early, the depth reached and the call bounds; None for
+    other methods."""
+    tog = [r.extra for r in members if r.status == "ok" and "tog_calls" in r.extra]
+    if not tog:
+        return None
+    bounds = tog[0].get("tog_call_bounds") or {}
+    return {"tog_calls": float(np.mean([e["tog_calls"] for e in tog])),
+            "tog_stopped_early": float(np.mean([bool(e.get("tog_stopped_early")) for e in tog])),
+            "tog_depth_reached": float(np.mean([e.get("tog_depth_reached", 0) for e in tog])),
+            "tog_bound": bounds.get("this_implementation"),
+            "tog_authors_bound": bounds.get("tog_authors")}
 
 
 def _efficiency(members: list[Record]) -> dict[str, float]:
