@@ -210,24 +210,53 @@ def _diet(users, tables, diet_id, code):
 
 
 def _habits(users, tables, standards):
-    behaviour = tables["diet_behaviour"]
+    """Each user's habit tags (item order; an item's tags in its own order) and a report table.
+
+    The report has one row per ``extremes`` item (its cutoffs) and one row per listed code of a
+    ``code`` or ``diet`` item; a code row holds its tag in ``high_tag`` and its count in
+    ``n_high``. An item whose variable the source lacks tags nobody and reports 0 valid answers.
+    """
     share = standards.habits.share.value
     max_share = standards.habits.max_share.value
     tags = [[] for _ in range(len(users))]
     rows = []
     for item in standards.habits.items:
-        if not tables.available("diet_behaviour", item.variable):
-            rows.append(_cutoff_row(item, None, None, None, 0, 0, 0))
-            continue
-        values = _clean(_attach(users, behaviour, [item.variable])[item.variable], item)
-        high, low = _extreme_sets(values, share, max_share)
-        for index in np.flatnonzero(values.isin(high).to_numpy()):
-            tags[index].append(item.high)
-        for index in np.flatnonzero(values.isin(low).to_numpy()):
-            tags[index].append(item.low)
-        n_high, n_low = int(values.isin(high).sum()), int(values.isin(low).sum())
-        rows.append(_cutoff_row(item, values, high, low, int(values.notna().sum()), n_high, n_low))
+        values = _habit_values(users, tables, item)
+        chosen = _chosen_values(values, item, share, max_share)
+        for tag, picked in chosen:
+            for index in np.flatnonzero(values.isin(picked).to_numpy()):
+                tags[index].append(tag)
+        rows += _habit_rows(item, values, chosen)
     return tags, pd.DataFrame(rows)
+
+
+def _habit_values(users: pd.DataFrame, tables: NhanesTables, item: HabitItem) -> pd.Series:
+    """The item's answers per user on NHANES's coding (all missing when the source lacks it)."""
+    if item.diet_code is not None:
+        return _diet_values(users, tables, item.diet_code)
+    if not tables.available("diet_behaviour", item.variable):
+        return pd.Series(np.nan, index=users.index, dtype="float64")
+    return _clean(_attach(users, tables["diet_behaviour"], [item.variable])[item.variable], item)
+
+
+def _diet_values(users: pd.DataFrame, tables: NhanesTables, code: int) -> pd.Series:
+    """DRQSDT<code> as NHANES codes it: ``code`` when on the diet, 0 when answered and not on
+    it, missing when not asked or when the source lacks the column."""
+    column = f"diet_{code}"
+    if not tables.available("special_diets", column):
+        return pd.Series(np.nan, index=users.index, dtype="float64")
+    flags = _attach(users, tables["special_diets"], [column])[column].astype("boolean")
+    return flags.astype("float64").mul(code)
+
+
+def _chosen_values(
+    values: pd.Series, item: HabitItem, share: float, max_share: float
+) -> list[tuple[str, list[float]]]:
+    """(tag, answer values that give it) for each tag of the item, in the item's tag order."""
+    if item.kind != "extremes":
+        return [(tag, [code]) for code, tag in item.codes.items()]
+    high, low = _extreme_sets(values, share, max_share)
+    return [(str(item.high), high), (str(item.low), low)]
 
 
 def _clean(values: pd.Series, item: HabitItem) -> pd.Series:
@@ -259,9 +288,23 @@ def _extreme_sets(
     return high, low
 
 
-def _cutoff_row(item, values, high, low, n_valid, n_high, n_low) -> dict:
+def _habit_rows(
+    item: HabitItem, values: pd.Series, chosen: list[tuple[str, list[float]]]
+) -> list[dict]:
+    n_valid = int(values.notna().sum())
+    counts = [int(values.isin(picked).sum()) for _, picked in chosen]
+    if item.kind == "extremes":
+        (_, high), (_, low) = chosen
+        return [_cutoff_row(item, high, low, n_valid, *counts)]
+    return [_code_row(item, code, tag, n_valid, n)
+            for (code, tag), n in zip(item.codes.items(), counts, strict=True)]
+
+
+def _cutoff_row(item, high, low, n_valid, n_high, n_low) -> dict:
     return {
         "variable": item.variable,
+        "kind": item.kind,
+        "code": None,
         "high_tag": item.high,
         "low_tag": item.low,
         "n_valid": n_valid,
@@ -271,6 +314,23 @@ def _cutoff_row(item, values, high, low, n_valid, n_high, n_low) -> dict:
         "n_low": n_low,
         "share_high": n_high / n_valid if n_valid else None,
         "share_low": n_low / n_valid if n_valid else None,
+    }
+
+
+def _code_row(item: HabitItem, code: float, tag: str, n_valid: int, n_tagged: int) -> dict:
+    return {
+        "variable": item.variable,
+        "kind": item.kind,
+        "code": float(code),
+        "high_tag": tag,
+        "low_tag": None,
+        "n_valid": n_valid,
+        "high_from": None,
+        "low_to": None,
+        "n_high": n_tagged,
+        "n_low": 0,
+        "share_high": n_tagged / n_valid if n_valid else None,
+        "share_low": None,
     }
 
 

@@ -32,35 +32,46 @@ def show(frame: Any, title: str) -> None:
 
 
 def print_users_summary(build) -> None:
-    """Print the rule report and the paper-shaped prevalence tables."""
+    """Print the rule report, Tables 10 and 11 beside the paper's, and why they differ."""
+    from nutrireason.ngqa import paper
+    from nutrireason.standards import load_standards
+
     rules = build.annotation.rule_table()[["rule", "evaluable", "positive", "note"]]
     show(rules, "Rules: users evaluable and flagged")
-    show(build.prevalence, "Table 11 shape: users per special diet and health condition")
-    show(build.diet_by_condition, "Table 10 shape: users per diet x health condition")
+    adults = len(build.annotation.users)
     habits = build.annotation.habit_cutoffs
     in_use = int((habits[["n_high", "n_low"]] > 0).sum().sum())
-    console.print(f"{len(build.annotation.users):,} adults annotated; {in_use} of "
-                  f"{2 * len(habits)} habit tags in use.")
+    table11 = paper.beside_table11(build.prevalence, adults)
+    show(paper.table11_view(table11), f"Table 11: users per special diet and health condition, "
+         f"this build ({adults:,} adults) beside the paper ({paper.PAPER_USERS:,} users)")
+    table10 = paper.beside_table10(build.diet_by_condition, build.prevalence)
+    show(paper.table10_view(table10), "Table 10: users with a condition on a diet, this build "
+         "/ paper; below, the share of the users with that condition")
+    offline = build.annotation.source.startswith("offline bundle")
+    reasons = paper.differences(adults, in_use)
+    show(paper.differences_frame(reasons, (10, 11), offline),
+         "Why Tables 10 and 11 differ from the paper")
+    if not offline:
+        console.print("Read from raw NHANES files: the reasons the offline bundle causes are "
+                      "left out; the rule report above names the variables each rule used.")
+    console.print(f"{adults:,} adults annotated; {in_use} of "
+                  f"{len(load_standards().habits.tags)} habit tags in use.")
     console.print(f"wrote {build.users_path}\nwrote {build.manifest_path}")
 
 
-PAPER_TABLES = {  # NGQA Tables 1 and 2
-    "sparse": (8490, 25.84, 24.86, 16.37, 19.30),
-    "standard": (3622, 28.16, 28.98, 24.68, 49.39),
-    "complex": (1690, 30.94, 34.04, 31.57, 76.32),
-}
-
-
 def print_ngqa_stats(stats: dict) -> None:
-    """Tables 1 and 2 of this build beside the paper's."""
+    """Tables 1 and 2 of this build beside the paper's, the standard-level rule when the
+    build recorded it, and why the tables differ."""
     import pandas as pd
 
+    from nutrireason.ngqa import paper
+
     rows = []
-    for level, paper in PAPER_TABLES.items():
+    for level, published in paper.PAPER_TABLES.items():
         ours = stats["levels"][level]
         keys = ("records", "avg_nodes", "avg_edges", "avg_node_snr", "avg_tag_snr")
         cells = [f"{ours.get(k, 0):,} / {p:,}" if k == "records" else
-                 f"{ours.get(k, float('nan')):.2f} / {p:.2f}" for k, p in zip(keys, paper,
+                 f"{ours.get(k, float('nan')):.2f} / {p:.2f}" for k, p in zip(keys, published,
                                                                              strict=True)]
         rows.append({"level": level, **dict(zip(("records", "nodes", "edges", "node SNR",
                                                  "tag SNR"), cells, strict=True)),
@@ -68,6 +79,12 @@ def print_ngqa_stats(stats: dict) -> None:
     show(pd.DataFrame(rows), "NGQA Tables 1-2, this build / the paper (averages per question)")
     console.print(f"{stats['users_with_conditions']:,} users with a condition or diet; "
                   f"{stats['foods']:,} foods in the question universe")
+    if stats.get("level_rule"):
+        show(paper.level_rule_table(stats["level_rule"]),
+             "Standard level: strict vs loose rule")
+    show(paper.differences_frame(paper.differences(), (1, 2)),
+         "Why Tables 1 and 2 differ from the paper (offline default: NHANES 2017-18 "
+         "bundle, recipe foods)")
 
 
 def print_annotation(summary: dict[str, Any]) -> None:

@@ -74,6 +74,8 @@ SPECS: dict[str, dict[str, dict[str, str]]] = {
         "DBQ": {c: c for c in _DIET_BEHAVIOUR},
         "CBQ": {**{c: c for c in _DIET_BEHAVIOUR}, **_CBQ_OLD},
         "DR1TOT": {c: c for c in _DIET_BEHAVIOUR},
+        "SMQ": {"SMD650": "SMD650"},
+        "SMQRTU": {"SMDANY": "SMDANY"},
     },
     "prescriptions": {
         "RXQ_RX": {"RXDDRGID": "drug_id", "RXDDRUG": "drug_name", "RXDDAYS": "days_taken"},

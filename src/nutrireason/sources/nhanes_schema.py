@@ -64,6 +64,7 @@ CONCEPT_COLUMNS: dict[str, list[str]] = {
         "DBD905", "DBD910", "DBD100", "DRQSPREP", "DR1_320Z", "CBD071", "CBD091", "CBD111",
         "CBD121", "CBD131", "DR1TKCAL", "DR1TPROT", "DR1TCARB", "DR1TSUGR", "DR1TFIBE",
         "DR1TTFAT", "DR1TSFAT", "DR1TCHOL", "DR1TSODI", "DR1TALCO", "DR1TCAFF",
+        "SMD650", "SMDANY",  # smoking habits (SMQ, SMQRTU)
     ],
     # One row per (participant, drug): RXDDRGID, RXDDRUG, RXDDAYS (77777/99999 -> NA),
     # Multum categories from RXQ_DRUG (level 1/2/3 of up to four categories).

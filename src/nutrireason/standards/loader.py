@@ -201,16 +201,80 @@ class TagSourceTable(_Strict):
     tags: list[TagSource]
 
 
+HabitKind = Literal["extremes", "code", "diet"]
+
+
 class HabitItem(_Strict):
-    """One diet-behaviour item: top share gets ``high``, bottom share gets ``low``."""
+    """One habit item and the rule that turns its answers into habit tags.
+
+    ``extremes`` (default): the top share of answers gets ``high``, the bottom share ``low``.
+    ``code``: an answer listed in ``codes`` gets that code's tag (e.g. DR1_300 1 -> "Ate more").
+    ``diet``: users on the special diet DRQSDT<k> get the tag of the single code ``k``.
+    """
 
     variable: str
     table: str
     meaning: str
-    high: str
-    low: str
+    kind: HabitKind = "extremes"
+    high: str | None = None
+    low: str | None = None
+    codes: dict[float, str] = Field(default_factory=dict)
     missing: list[float] = Field(default_factory=list)
     replace: dict[float, float] = Field(default_factory=dict)
+
+    @property
+    def tags(self) -> list[str]:
+        """The tags this item can give, in the order a user's habit list holds them."""
+        if self.kind == "extremes":
+            return [str(self.high), str(self.low)]
+        return list(self.codes.values())
+
+    @property
+    def diet_code(self) -> int | None:
+        """The NHANES special-diet code of a ``diet`` item (None for other kinds)."""
+        return int(next(iter(self.codes))) if self.kind == "diet" else None
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> HabitItem:
+        if self.kind == "extremes":
+            _check_extremes(self)
+        else:
+            _check_codes(self)
+        return self
+
+
+def _check_extremes(item: HabitItem) -> None:
+    if item.high is None or item.low is None:
+        raise ValueError("an 'extremes' item needs both 'high' and 'low' tags")
+    if item.codes:
+        raise ValueError("an 'extremes' item takes no 'codes'")
+
+
+def _check_codes(item: HabitItem) -> None:
+    if item.high is not None or item.low is not None or item.replace:
+        raise ValueError(f"a {item.kind!r} item names its tags in 'codes' (no high/low/replace)")
+    if not item.codes:
+        raise ValueError(f"a {item.kind!r} item needs 'codes' (answer code -> tag)")
+    if overlap := sorted(set(item.codes) & set(item.missing)):
+        raise ValueError(f"codes {overlap} are also listed as missing")
+    _require_unique(list(item.codes.values()), "tag")
+    if item.kind == "diet":
+        codes = list(item.codes)
+        if len(codes) != 1 or item.variable != f"DRQSDT{codes[0]:g}" or item.missing:
+            raise ValueError("a 'diet' item is DRQSDT<k> with the single code k and no missing")
+
+
+class NotAvailable(_Strict):
+    """A paper habit family the offline bundle cannot give, and what it would need."""
+
+    family: str
+    tags: list[str] = Field(min_length=1,
+                            description="its habit nodes (the paper's wording where shown)")
+    variables: list[str] = Field(min_length=1)
+    tables: list[str] = Field(min_length=1)
+    reason: str = Field(min_length=1)
+    items: list[str] = Field(default_factory=list,
+                             description="habit items (variables) that compute it from raw files")
 
 
 class HabitTable(_Strict):
@@ -219,6 +283,12 @@ class HabitTable(_Strict):
     share: RuleValue
     max_share: RuleValue
     items: list[HabitItem] = Field(min_length=1)
+    not_available: list[NotAvailable] = Field(default_factory=list)
+
+    @property
+    def tags(self) -> list[str]:
+        """Every habit tag the items can give, in item order."""
+        return [tag for item in self.items for tag in item.tags]
 
     @field_validator("max_share")
     @classmethod
@@ -232,8 +302,19 @@ class HabitTable(_Strict):
     @classmethod
     def _unique(cls, items: list[HabitItem]) -> list[HabitItem]:
         _require_unique([i.variable for i in items], "habit variable")
-        _require_unique([n for i in items for n in (i.high, i.low)], "habit tag name")
+        _require_unique([tag for i in items for tag in i.tags], "habit tag name")
         return items
+
+    @field_validator("not_available")
+    @classmethod
+    def _known_items(cls, families: list[NotAvailable], info: ValidationInfo) -> list[NotAvailable]:
+        _require_unique([f.family for f in families], "habit family")
+        known = {i.variable for i in info.data.get("items", [])}
+        for family in families:
+            if unknown := sorted(set(family.items) - known):
+                raise ValueError(f"family {family.family!r} names items {unknown} that "
+                                 "habits.yaml does not define")
+        return families
 
 
 class Bundle(_Strict):
@@ -370,6 +451,7 @@ def _load(root: Path) -> Standards:
         directory=root,
     )
     _check_tags(standards, root)
+    _check_habit_diets(standards, root)
     return standards
 
 
@@ -394,6 +476,21 @@ def _check_tags(standards: Standards, root: Path) -> None:
                 value=row.tag,
                 expected="low_<tag> or high_<tag> with a tag from nutrients.yaml",
             )
+
+
+def _check_habit_diets(standards: Standards, root: Path) -> None:
+    """A diet habit must be a listed NHANES diet code that is not already a special-diet node."""
+    codes = standards.conditions.diet_codes
+    nodes = {c.diet_code for c in standards.conditions.conditions if c.diet_code is not None}
+    for index, item in enumerate(standards.habits.items):
+        code = item.diet_code
+        if code is None or (code in codes and code not in nodes):
+            continue
+        problem = "is already a special-diet node" if code in nodes else "is not a diet code"
+        raise DataError(root / "habits.yaml", f"diet habit {problem}",
+                        field=f"items[{index}](id={item.variable}).codes", value=code,
+                        expected="a code listed in conditions.yaml diet_codes that no "
+                        "special_diet condition uses")
 
 
 def load_bundles(path: str | Path | None = None) -> list[Bundle]:
