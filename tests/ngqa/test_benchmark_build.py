@@ -173,3 +173,8 @@ def test_the_loose_rule_stays_available_and_reports_its_shares(inputs, tmp_path)
     shares = loose.stats["level_rule"]["standard"]
     assert shares["two_tags"] == round(1 - len(single_tag) / len(rows), 4)
     assert shares["strict"] < 1.0 and loose.stats["level_rule"]["rule"] == "loose"
+    # the pairs-side shares (from the selection) agree with the built questions'
+    by_rule = loose.stats["level_rule"]["by_rule"]
+    assert by_rule["loose"] == shares
+    assert by_rule["strict"] | {"questions": 0} == {
+        "questions": 0, "two_tags": 1.0, "two_conditions": 1.0, "strict": 1.0}

@@ -228,9 +228,11 @@ def stats_dict(level_rule: bool) -> dict:
               for level, (records, *_) in paper.PAPER_TABLES.items()}
     stats = {"users_with_conditions": 3_210, "foods": 456, "levels": levels}
     if level_rule:
-        stats["level_rule"] = {"rule": "strict",
-                               "standard": {"questions": 3_622, "two_tags": 0.8123,
-                                            "two_conditions": 0.5, "strict": 0.75},
+        strict = {"questions": 3_622, "two_tags": 1.0, "two_conditions": 1.0, "strict": 1.0}
+        stats["level_rule"] = {"rule": "strict", "standard": strict,
+                               "by_rule": {"strict": strict, "loose": {
+                                   "questions": 3_622, "two_tags": 0.8123,
+                                   "two_conditions": 0.5, "strict": 0.75}},
                                "candidates": {"loose": 120_000, "strict": 45_678}}
     return stats
 
@@ -240,7 +242,8 @@ def test_ngqa_stats_prints_the_reasons_and_the_level_rule(printed):
     text = printed()
     assert "8,490 / 8,490" in text and "25.84" in text
     assert "Standard level: strict vs loose rule" in text
-    assert "strict" in text and "81.2%" in text and "45,678" in text and "120,000" in text
+    assert "strict rule (used)" in text and "loose rule" in text
+    assert "81.2%" in text and "100.0%" in text and "45,678" in text and "120,000" in text
     assert "Why Tables 1 and 2 differ" in text
     assert "Habit tags" in text and "FNDDS" in text and "DRQSDT4" in text
 

@@ -74,7 +74,7 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     selection = select_questions(profiles, qfoods, config, seed, caps, rule)
     questions = make_questions(profiles, qfoods, config, selection, rule)
     stats = statistics(questions, len(profiles), len(qfoods))
-    stats["level_rule"] = level_rule_stats(questions, rule, selection.candidates)
+    stats["level_rule"] = level_rule_stats(questions, rule, selection, profiles, qfoods)
     _write(out, questions, graph_tables(everyone, qfoods, standards), stats,
            _manifest(seed, caps, rule, inputs or [], stats))
     return NgqaBuild(out, stats, questions)
@@ -177,23 +177,33 @@ def statistics(questions: pd.DataFrame, n_users: int, n_foods: int) -> dict[str,
     return {"users_with_conditions": n_users, "foods": n_foods, "levels": levels}
 
 
-def level_rule_stats(questions: pd.DataFrame, rule: str, candidates: dict[str, int]
-                     ) -> dict[str, Any]:
+def level_rule_stats(questions: pd.DataFrame, rule: str, selection: Selection,
+                     profiles: list[UserProfile], qfoods: pd.DataFrame) -> dict[str, Any]:
     """The standard level against the strict rule's checks: shares of its questions with two
     distinct tags, with links from two conditions/diets (among users with two or more) and
-    meeting the whole strict rule; and the candidate pairs each rule allowed."""
+    meeting the whole strict rule, for this build (``standard``) and for the standard pairs
+    each rule would draw (``by_rule``); and the candidate pairs each rule allowed."""
     standard = questions[questions["level"] == "standard"] if len(questions) else questions
-    checks = [standard_checks(_link_edges(row["triples"]),
-                              len(row["conditions"]) + len(row["diets"]))
-              for row in standard.to_dict(orient="records")]
+    built = [standard_checks(_link_edges(row["triples"]),
+                             len(row["conditions"]) + len(row["diets"]))
+             for row in standard.to_dict(orient="records")]
+    tags = list(qfoods["question_tags"])
+    by_rule = {}
+    for name, pairs in selection.standard_by_rule.items():
+        by_rule[name] = _check_shares([
+            standard_checks(link_edges(profiles[u].requirements, set(tags[f])),
+                            len(profiles[u].conditions) + len(profiles[u].diets))
+            for u, f in pairs])
+    return {"rule": rule, "standard": _check_shares(built), "by_rule": by_rule,
+            "candidates": {"loose": selection.candidates["standard_loose"],
+                           "strict": selection.candidates["standard_strict"]}}
+
+
+def _check_shares(checks: list) -> dict[str, Any]:
     several = [c for c in checks if c.several_nodes]
-    return {"rule": rule,
-            "standard": {"questions": len(checks),
-                         "two_tags": _share(c.two_tags for c in checks),
-                         "two_conditions": _share(c.two_nodes for c in several),
-                         "strict": _share(c.strict for c in checks)},
-            "candidates": {"loose": candidates["standard_loose"],
-                           "strict": candidates["standard_strict"]}}
+    return {"questions": len(checks), "two_tags": _share(c.two_tags for c in checks),
+            "two_conditions": _share(c.two_nodes for c in several),
+            "strict": _share(c.strict for c in checks)}
 
 
 def _link_edges(triples: list) -> list[tuple[str, str, str]]:

@@ -353,15 +353,19 @@ def _percent(value: object, digits: int) -> str:
 
 
 def level_rule_table(level_rule: dict) -> pd.DataFrame:
-    """A build's ``level_rule`` record (stats.json) as rows of measure and value: the rule
-    used, the shares of standard questions meeting each strict check, the candidate pairs."""
-    standard, candidates = level_rule["standard"], level_rule["candidates"]
-    rows = [("rule used", level_rule["rule"]),
-            ("standard questions", _count(standard["questions"])),
-            ("with two distinct tags", _percent(standard.get("two_tags"), 1)),
-            ("links from two conditions/diets (users with two or more)",
-             _percent(standard.get("two_conditions"), 1)),
-            ("meeting the whole strict rule", _percent(standard.get("strict"), 1)),
-            ("candidate pairs, loose rule", _count(candidates["loose"])),
-            ("candidate pairs, strict rule", _count(candidates["strict"]))]
-    return pd.DataFrame(rows, columns=["measure", "value"])
+    """A build's ``level_rule`` record (stats.json) as rows of measure, one column per rule:
+    the shares of the standard questions each rule draws that meet each strict check, and the
+    candidate pairs each rule allows. The rule the build used is marked."""
+    by_rule = level_rule.get("by_rule") or {level_rule["rule"]: level_rule["standard"]}
+    candidates = level_rule["candidates"]
+    rules = [r for r in ("strict", "loose") if r in by_rule]
+    measures = [("standard questions", "questions", _count),
+                ("with two distinct tags", "two_tags", lambda v: _percent(v, 1)),
+                ("links from two conditions/diets (users with two or more)", "two_conditions",
+                 lambda v: _percent(v, 1)),
+                ("meeting the whole strict rule", "strict", lambda v: _percent(v, 1))]
+    rows = [[label, *(show(by_rule[r].get(key)) for r in rules)]
+            for label, key, show in measures]
+    rows.append(["candidate pairs", *(_count(candidates.get(r)) for r in rules)])
+    headers = [f"{r} rule{' (used)' if r == level_rule['rule'] else ''}" for r in rules]
+    return pd.DataFrame(rows, columns=["measure", *headers])

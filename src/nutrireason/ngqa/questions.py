@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from nutrireason.ngqa.config import LEVELS, NgqaConfig
+from nutrireason.ngqa.config import NgqaConfig
 from nutrireason.standards import Standards
 
 USER_NODE = "user"
@@ -205,10 +205,12 @@ def pair_keys(seed: int, users: np.ndarray, foods: np.ndarray, n_foods: int) -> 
 
 @dataclass
 class Selection:
-    """The pairs kept per level and how many candidate pairs each rule allowed."""
+    """The pairs kept per level, the standard pairs each rule would keep, and how many
+    candidate pairs each rule allowed."""
 
     pairs: dict[str, list[tuple[int, int]]]
     candidates: dict[str, int]  # "sparse", "complex", "standard_loose", "standard_strict"
+    standard_by_rule: dict[str, list[tuple[int, int]]]
 
 
 def select_pairs(users: UserMatrices, foods: np.ndarray, opposite_index: np.ndarray,
@@ -218,23 +220,22 @@ def select_pairs(users: UserMatrices, foods: np.ndarray, opposite_index: np.ndar
     standard level under ``rule`` (see :func:`question_level`)."""
     if rule not in STANDARD_RULES:
         raise ValueError(f"standard-level rule must be one of {STANDARD_RULES}, got {rule!r}")
-    kept = {level: (np.empty(0, np.uint64), np.empty(0, np.int64)) for level in LEVELS}
-    candidates = dict.fromkeys(("sparse", "standard_loose", "standard_strict", "complex"), 0)
+    names = ("sparse", "standard_loose", "standard_strict", "complex")
+    kept = {name: (np.empty(0, np.uint64), np.empty(0, np.int64)) for name in names}
+    candidates = dict.fromkeys(names, 0)
     n_foods = foods.shape[0]
     for start in range(0, users.user_nodes.shape[0], chunk):
-        masks = _level_masks(users, start, chunk, foods, opposite_index)
-        for name, mask in masks.items():
+        for name, mask in _level_masks(users, start, chunk, foods, opposite_index).items():
             candidates[name] += int(mask.sum())
-        masks["standard"] = masks.pop(f"standard_{rule}")
-        masks.pop(f"standard_{'loose' if rule == 'strict' else 'strict'}")
-        for level, mask in masks.items():
             rows, food_idx = np.nonzero(mask)
             flat = (rows + start).astype(np.int64) * n_foods + food_idx
             keys = pair_keys(seed, rows + start, food_idx, n_foods)
-            kept[level] = _smallest(kept[level], keys, flat, caps[level])
-    pairs = {level: [(int(f // n_foods), int(f % n_foods)) for f in flat]
-             for level, (_, flat) in kept.items()}
-    return Selection(pairs, candidates)
+            kept[name] = _smallest(kept[name], keys, flat, caps[name.partition("_")[0]])
+    pairs = {name: [(int(f // n_foods), int(f % n_foods)) for f in flat]
+             for name, (_, flat) in kept.items()}
+    by_rule = {r: pairs.pop(f"standard_{r}") for r in STANDARD_RULES}
+    return Selection({"sparse": pairs["sparse"], "standard": by_rule[rule],
+                      "complex": pairs["complex"]}, candidates, by_rule)
 
 
 def _level_masks(users: UserMatrices, start: int, chunk: int, foods: np.ndarray,
