@@ -249,14 +249,19 @@ def run_command(
     benchmark: Annotated[str, arg("`ngqa` (with --task and --level), `fam` (with --task, --mode, "
                                   "--input) or a JSONL file of items.")],
     out: Annotated[Path, opt("Run directory (records.jsonl + manifest.json).")],
-    task: Annotated[str | None, opt("NGQA: binary (default), multilabel or textgen; "
-                                    "FAM-Bench: dish (default) or rank.")] = None,
-    level: Annotated[str, opt("NGQA level: sparse, standard or complex.")] = "standard",
+    task: Annotated[list[str] | None, opt(
+        "NGQA: binary (default), multilabel, textgen; FAM-Bench: dish (default), rank; a comma "
+        "list, repeated, or `all`. Every chosen task (and level) runs in this one folder.")]
+    = None,
+    level: Annotated[list[str] | None, opt(
+        "NGQA level: sparse, standard (default), complex; a comma list, repeated, or `all`. "
+        "--offset and --limit apply to each (task, level).")] = None,
     benchmark_dir: Annotated[Path | None, opt(
         "A built NGQA or FAM-Bench directory (default: the last build).")] = None,
     mode: Annotated[list[str] | None, opt(
         "FAM-Bench prompting mode: baseline, cot, ki, cot-ki, ki-limits, cot-ki-limits (KI with "
-        "the nutrient limits) or reference; repeatable.")] = None,
+        "the nutrient limits) or reference; a comma list, repeated, or `all` (the paper's four: "
+        "baseline, cot, ki, cot-ki).")] = None,
     input_mode: Annotated[str, opt("Input: text, text+image or image.", "--input")] = "text",
     method: Annotated[list[str] | None, opt(
         "Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; repeatable.")]
@@ -292,7 +297,7 @@ def run_command(
     settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
                                   json_mode=json_mode)
     summary = run(plan_run(
-        benchmark, out, task=task, level=level, benchmark_dir=benchmark_dir, methods=method,
+        benchmark, out, tasks=task, levels=level, benchmark_dir=benchmark_dir, methods=method,
         modes=mode, input_mode=input_mode, models=model, settings=settings,
         concurrency=concurrency, limit=limit, offset=offset, cache=cache,
         retry_errors=retry_errors, max_attempts=max_attempts, progress=progress))

@@ -1,5 +1,8 @@
-"""What ``nutrireason run`` evaluates: the item file of a registered benchmark's task (and
-level) in a build, the FAM-Bench method names for prompting modes, and the image check."""
+"""What ``nutrireason run`` evaluates: the item files of a registered benchmark's tasks (and
+levels) in a build, the FAM-Bench method names for prompting modes, and the image check.
+
+``--task``, ``--level`` and ``--mode`` take one value, a comma list, a repeated option or
+``all``; every chosen (task, level) file runs in one run folder."""
 
 from __future__ import annotations
 
@@ -9,13 +12,6 @@ from typing import Any
 from nutrireason.errors import DataError
 from nutrireason.paths import builds_dir
 from nutrireason.schema import benchmark_names, get_benchmark
-
-
-def default_task(benchmark: str) -> str | None:
-    """The first task of a registered benchmark (None for a JSONL path)."""
-    if benchmark not in benchmark_names():
-        return None
-    return get_benchmark(benchmark).tasks[0].option
 
 
 def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None) -> Path:
@@ -31,8 +27,51 @@ def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None
     return path
 
 
+PAPER_MODES = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four; `--mode all`
+
+
+def choices(values: list[str] | None, known: list[str], option: str,
+            every: list[str] | None = None) -> list[str]:
+    """The values of a list option: commas split, repeats dropped, ``all`` for ``every``
+    (default: all ``known``); an unknown value is refused naming the option."""
+    chosen: list[str] = []
+    for value in values or []:
+        for part in filter(None, (v.strip() for v in value.split(","))):
+            names = list(every or known) if part == "all" else [part]
+            for name in names:
+                if name not in known:
+                    raise DataError(None, f"unknown {option} value {name!r}", field=option,
+                                    value=name, expected=", ".join([*known, "all"]))
+                if name not in chosen:
+                    chosen.append(name)
+    return chosen
+
+
+def benchmark_files(benchmark: str, tasks: list[str] | None, levels: list[str] | None,
+                    directory: Path | None) -> list[Path]:
+    """The item files of every chosen (task, level) of a registered benchmark, tasks first
+    then levels in the benchmark's order; a JSONL path stands for itself."""
+    if benchmark not in benchmark_names():
+        return [Path(benchmark)]
+    spec = get_benchmark(benchmark)
+    options = [t.option for t in spec.tasks]
+    aliases = {alias: t.option for t in spec.tasks for alias in (t.name, *t.aliases)}
+    wanted = [aliases.get(v.strip(), v.strip()) for value in tasks or [options[0]]
+              for v in value.split(",")]
+    picked = choices(wanted, options, "--task")
+    if not spec.levels:
+        if levels:
+            raise DataError(None, f"{spec.title} has no levels", field="--level",
+                            value=",".join(levels))
+        return [benchmark_file(benchmark, task, "", directory) for task in picked]
+    picked_levels = choices(levels or ["standard"], list(spec.levels), "--level")
+    return [benchmark_file(benchmark, task, level, directory)
+            for task in picked for level in picked_levels]
+
+
 def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
-    """Method names for FAM-Bench prompting modes and an input mode."""
+    """Method names for FAM-Bench prompting modes (``all``: the paper's four) and an input
+    mode."""
     from nutrireason.fam.spec import INPUTS, method_name
     from nutrireason.methods.fam import MODES
 
@@ -40,14 +79,12 @@ def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
         raise DataError(None, f"unknown input mode {input_mode!r}",
                         expected="--input " + "|".join(INPUTS))
     names = []
-    for mode in modes or ["baseline"]:
+    for mode in choices(modes or ["baseline"], [*MODES, "reference"], "--mode",
+                        every=list(PAPER_MODES)):
         if mode == "reference":
             names.append("fam-reference")
-        elif mode in MODES:
-            names.append(method_name(mode, input_mode))
         else:
-            raise DataError(None, f"unknown FAM-Bench mode {mode!r}",
-                            expected="--mode " + "|".join([*MODES, "reference"]))
+            names.append(method_name(mode, input_mode))
     return names
 
 
@@ -72,11 +109,11 @@ def check_images(path: Path, offset: int, limit: int | None) -> None:
                         "or --input text")
 
 
-def plan_run(benchmark: str, out: Path, *, task: str | None, level: str,
-             benchmark_dir: Path | None, methods: list[str] | None, modes: list[str] | None,
-             input_mode: str, models: list[str] | None, max_attempts: int = 5,
-             **engine: Any) -> Any:
-    """The :class:`~nutrireason.runs.RunConfig` of ``nutrireason run``: the benchmark's file,
+def plan_run(benchmark: str, out: Path, *, tasks: list[str] | None,
+             levels: list[str] | None, benchmark_dir: Path | None, methods: list[str] | None,
+             modes: list[str] | None, input_mode: str, models: list[str] | None,
+             max_attempts: int = 5, **engine: Any) -> Any:
+    """The :class:`~nutrireason.runs.RunConfig` of ``nutrireason run``: the benchmark's files,
     the methods (default per benchmark), the models (``none`` for model-free methods), the
     image check for image inputs; ``engine`` holds the engine settings as they are."""
     from nutrireason.models.retry import RetryPolicy
@@ -84,10 +121,10 @@ def plan_run(benchmark: str, out: Path, *, task: str | None, level: str,
     from nutrireason.runs.policy import resolve_models
 
     names = methods or default_methods(benchmark, modes, input_mode)
-    path = benchmark_file(benchmark, task or default_task(benchmark) or "", level,
-                          benchmark_dir)
+    paths = benchmark_files(benchmark, tasks, levels, benchmark_dir)
     if benchmark == "fam" and input_mode != "text":
-        check_images(path, engine.get("offset", 0), engine.get("limit"))
-    return RunConfig(benchmark=path, out=out, methods=names,
+        for path in paths:
+            check_images(path, engine.get("offset", 0), engine.get("limit"))
+    return RunConfig(benchmark=paths if len(paths) > 1 else paths[0], out=out, methods=names,
                      models=resolve_models(models, names),
                      retry=RetryPolicy(max_attempts=max_attempts), **engine)

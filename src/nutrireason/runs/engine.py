@@ -59,7 +59,7 @@ from nutrireason.models.errors import ModelError
 from nutrireason.models.registry import get_backend
 from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
 from nutrireason.models.types import ChatRequest, GenerationSettings, ModelResponse, cache_key
-from nutrireason.runs.benchmark import Benchmark, load_benchmark
+from nutrireason.runs.benchmark import Benchmark, load_benchmarks
 from nutrireason.runs.lock import RunLock, owner
 from nutrireason.runs.manifest import (
     check_resumable,
@@ -86,9 +86,10 @@ def meta_keys(item: dict[str, Any]) -> tuple[str, ...]:
 
 @dataclass
 class RunConfig:
-    """Everything a run needs; ``models`` are provider strings, ``methods`` registered names."""
+    """Everything a run needs; ``models`` are provider strings, ``methods`` registered names;
+    ``benchmark`` one item file or several run together (offset and limit apply to each)."""
 
-    benchmark: Path
+    benchmark: Path | list[Path]
     out: Path
     methods: list[str] = field(default_factory=lambda: ["prompt"])
     models: list[str] = field(default_factory=lambda: ["scripted/echo"])
@@ -184,7 +185,7 @@ def run(config: RunConfig) -> RunSummary:
 async def run_async(config: RunConfig) -> RunSummary:
     """The async form of :func:`run`."""
     started = time.perf_counter()
-    benchmark = load_benchmark(config.benchmark)
+    benchmark = load_benchmarks(benchmark_paths(config))
     methods = [get_method(name, config.settings) for name in config.methods]
     backends = {spec: get_backend(spec) for spec in config.models}
     try:
@@ -291,10 +292,19 @@ def _sigterm_cancels(task: asyncio.Task[Any] | None) -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
+def benchmark_paths(config: RunConfig) -> list[Path]:
+    """The run's item files, in order."""
+    paths = config.benchmark if isinstance(config.benchmark, list) else [config.benchmark]
+    return [Path(p) for p in paths]
+
+
 def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
               backends: dict[str, Backend]) -> dict[str, Any]:
+    files = {"benchmark_files": [{"path": str(f.path), "sha256": f.sha256, "items": f.count}
+                                 for f in benchmark.files]} if benchmark.files else {}
     return {
         "benchmark": str(benchmark.path),
+        **files,
         "benchmark_sha256": benchmark.sha256,
         "benchmark_items": len(benchmark.items),
         "methods": [m.describe() for m in methods],
@@ -315,8 +325,8 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
 def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
           backends: dict[str, Backend]) -> list[Task]:
     tasks = []
-    for line, item in benchmark.numbered(config.offset, config.limit):
-        where = f"{benchmark.path} line {line}" if line else str(benchmark.path)
+    for line, item, path in benchmark.located(config.offset, config.limit):
+        where = f"{path} line {line}" if line else str(path)
         for method in methods:
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
