@@ -24,6 +24,7 @@ EXPECTED_COMMANDS = {
     ("standards", "check"),
     ("demo",),
     ("run",),
+    ("merge",),
     ("recipes",),
     ("recipes", "build"),
     ("ngqa", "build"),

@@ -17,7 +17,7 @@ import typer
 
 from nutrireason.errors import NutriReasonError
 from nutrireason.pipeline.demo import DEMO_MODEL
-from nutrireason.pipeline.show import console, ensure, note, show_stage
+from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage, spinner
 
 app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, "
                   "FAM-Bench).", no_args_is_help=True, add_completion=False)
@@ -28,6 +28,34 @@ GROUPS = {"data": "Offline data bundles: pull and inspect.",
           "recipes": "Recipe corpora: parse, match to USDA SR28, nutrition."}
 for _name, _help in GROUPS.items():
     app.add_typer(typer.Typer(help=_help, no_args_is_help=True), name=_name)
+VERBOSE = False  # --verbose: tracebacks with toolkit errors, library logs on stderr
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from nutrireason import __version__
+
+        typer.echo(f"nutrireason {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=(
+        "Print nothing on stdout and no progress; errors still go to stderr."))] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=(
+        "Show library logs (HTTP requests, retries) and tracebacks on stderr."))] = False,
+) -> None:
+    """Options that hold for every command (put them before the command)."""
+    global VERBOSE
+    set_quiet(quiet)
+    VERBOSE = verbose
+    if verbose:
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
 
 
 def opt(help: str, *names: str, **kwargs: Any) -> Any:
@@ -66,6 +94,10 @@ def command(name: str) -> Callable[[Callable[..., Any]], Any]:
             try:
                 return func(*args, **kwargs)
             except NutriReasonError as exc:
+                if VERBOSE:
+                    import traceback
+
+                    traceback.print_exc(file=sys.stderr)
                 note(str(exc), "red", "error")
                 sys.exit(1)
 
@@ -239,7 +271,7 @@ def recipes_build(
 
     with progress_bar("recipes") as start:
         stage = RecipesStage(recipes=recipes, out=out, workers=workers, progress=start,
-                             status=console.status)
+                             status=spinner)
         result = stage.ensure()
     show_stage(stage, result)
 
@@ -273,6 +305,15 @@ def run_command(
     concurrency: Concurrency = 8,
     limit: Limit = None,
     offset: Annotated[int, opt("Skip this many items first.", min=0)] = 0,
+    gen: Annotated[list[str] | None, opt(
+        "Generation setting KEY=VALUE, repeatable: temperature, max_tokens, top_p, top_k, "
+        "min_p, repeat_penalty, presence_penalty, frequency_penalty, seed, stop (repeat or a "
+        "JSON list); overrides the matching option below. A setting the model's backend "
+        "cannot honour is refused by name; what is sent is recorded in the manifest and "
+        "every record.")] = None,
+    shard: Annotated[str | None, opt(
+        "Run shard K of N (`2/4`): items split by a hash of their id, after --offset/--limit; "
+        "`nutrireason merge` joins the shards' folders.")] = None,
     seed: Annotated[int | None, opt("Sampling seed sent to the model.")] = None,
     temperature: Annotated[float, opt("Sampling temperature.")] = 0.0,
     max_tokens: Annotated[int, opt("Output token budget.", min=1)] = 512,
@@ -283,27 +324,56 @@ def run_command(
     allow_errors: Annotated[str | None, opt(
         "Exit 0 even if up to N samples (`5`) or P % of them (`2%`) ended in an error; by "
         "default any error exits 1, and a run whose every sample errored always does.")] = None,
-    progress: Annotated[bool, opt("Show a progress bar.")] = True,
+    progress: Annotated[bool, opt("Show a progress bar (on stderr).")] = True,
+    json_summary: Annotated[bool, opt(
+        "Print only a JSON summary on stdout (counts, status, run folder), for scripts.",
+        "--json")] = False,
 ) -> None:
     """Evaluate methods x models on a benchmark; re-run the same command to resume. One run at
     a time per --out folder; exits 1 when samples ended in errors (see --allow-errors)."""
+    from nutrireason.models.settings import parse_gen
     from nutrireason.models.types import GenerationSettings
     from nutrireason.pipeline.files import plan_run
-    from nutrireason.pipeline.show import finish_run
+    from nutrireason.pipeline.show import finish_run, quiet_now, run_summary_json
     from nutrireason.runs import run
     from nutrireason.runs.policy import ErrorAllowance
+    from nutrireason.runs.shard import Shard
 
     allowance = ErrorAllowance.parse(allow_errors)
-    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                  json_mode=json_mode)
+    settings = GenerationSettings(**{"temperature": temperature, "max_tokens": max_tokens,
+                                     "seed": seed, "json_mode": json_mode} | parse_gen(gen or []))
     summary = run(plan_run(
         benchmark, out, tasks=task, levels=level, benchmark_dir=benchmark_dir, methods=method,
         modes=mode, input_mode=input_mode, models=model, settings=settings,
         concurrency=concurrency, limit=limit, offset=offset, cache=cache,
-        retry_errors=retry_errors, max_attempts=max_attempts, progress=progress))
-    code = finish_run(summary, allowance)
+        retry_errors=retry_errors, max_attempts=max_attempts,
+        shard=Shard.parse(shard) if shard else None,
+        progress=progress and not (quiet_now() or json_summary)))
+    was_quiet = quiet_now()
+    set_quiet(was_quiet or json_summary)
+    try:
+        code = finish_run(summary, allowance)
+    finally:
+        set_quiet(was_quiet)
+    if json_summary:
+        typer.echo(run_summary_json(summary, code))
     if code:
         raise typer.Exit(code)
+
+
+@command("merge")
+def merge_command(
+    run_dirs: Annotated[list[Path], arg("Finished run folders of one run (shards, pieces).")],
+    out: Annotated[Path, opt("The merged run folder (new or empty).")],
+) -> None:
+    """Join the folders of one run (its --shard K/N parts, or --offset/--limit pieces) into one
+    folder: same config and benchmark fingerprint required, overlapping samples kept once,
+    different answers for one sample refused; prints coverage and missing shards."""
+    from nutrireason.runs.merge import merge_runs, report_lines
+
+    report = merge_runs(list(run_dirs), out)
+    for line in report_lines(report):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @command("score")

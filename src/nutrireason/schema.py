@@ -62,6 +62,7 @@ class Record(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     method_spec: dict[str, Any] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)  # generation settings sent
 
     @property
     def task(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from nutrireason.models.types import ChatRequest, ModelResponse
+from nutrireason.models.types import BASIC_SETTINGS, ChatRequest, ModelResponse
 
 
 class Backend(ABC):
@@ -13,10 +13,13 @@ class Backend(ABC):
 
     ``generate`` raises :class:`~nutrireason.models.errors.ModelError` on failure, classified so
     the run engine can retry what is worth retrying; it never returns an error as text.
+    ``supported_settings`` names the :class:`GenerationSettings` fields the backend passes on to
+    its model; :func:`nutrireason.models.settings.check_settings` refuses the others by name.
     """
 
     provider: str = ""
     model: str = ""
+    supported_settings: frozenset[str] = BASIC_SETTINGS
 
     @abstractmethod
     async def generate(self, request: ChatRequest) -> ModelResponse:
@@ -29,6 +32,11 @@ class Backend(ABC):
     def describe(self) -> dict[str, Any]:
         """For manifests: identity plus settings worth recording; never holds secrets."""
         return self.identity()
+
+    def server_defaults(self) -> dict[str, Any] | None:
+        """The defaults the model applies to settings left unset, where it reports them; else
+        None. Never raises."""
+        return None
 
     @property
     def name(self) -> str:

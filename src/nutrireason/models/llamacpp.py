@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import threading
 import time
@@ -25,7 +26,15 @@ from typing import Any
 from nutrireason.errors import NutriReasonError
 from nutrireason.models.base import Backend
 from nutrireason.models.errors import MissingDependency, ModelError
-from nutrireason.models.types import ChatRequest, ModelResponse, Usage
+from nutrireason.models.settings import check_settings
+from nutrireason.models.types import (
+    ALL_SETTINGS,
+    SAMPLING_SETTINGS,
+    ChatRequest,
+    GenerationSettings,
+    ModelResponse,
+    Usage,
+)
 from nutrireason.paths import bundles_dir
 
 BUNDLES: dict[str, tuple[str, str]] = {
@@ -45,10 +54,13 @@ class LlamaCppBackend(Backend):
     sampled call repeatable; without one, llama-cpp-python derives each call's seed from the
     previous one, so unseeded calls repeat only as a sequence from a fresh load. ``raw`` is the
     completion dict with its ``model`` field (llama.cpp puts the absolute path there) replaced by
-    the file name.
+    the file name. Every :class:`GenerationSettings` field is honoured: the sampling ones
+    (``top_p``, ``top_k``, ``min_p``, ``repeat_penalty``, presence and frequency penalties) go to
+    ``create_chat_completion`` under their own names.
     """
 
     provider = "llamacpp"
+    supported_settings = ALL_SETTINGS
 
     def __init__(self, model_path: str | Path, *, n_ctx: int = 2048, n_threads: int | None = None,
                  n_gpu_layers: int = 0, verbose: bool = False, **options: Any) -> None:
@@ -91,6 +103,20 @@ class LlamaCppBackend(Backend):
             "n_gpu_layers": self.n_gpu_layers, "load_s": self.load_s,
             "llama_cpp_version": getattr(self._llama_cpp, "__version__", None)}
 
+    def server_defaults(self) -> dict[str, Any] | None:
+        """llama-cpp-python's defaults for the settings a request leaves unset (the keyword
+        defaults of ``create_chat_completion``), read without loading the model."""
+        try:
+            signature = inspect.signature(self._llama_cpp.Llama.create_chat_completion)
+        except (AttributeError, TypeError, ValueError):
+            return None
+        defaults = {}
+        for name in GenerationSettings.model_fields:
+            parameter = signature.parameters.get(name)
+            if parameter is not None and parameter.default is not inspect.Parameter.empty:
+                defaults[name] = parameter.default
+        return defaults or None
+
     # -- loading -----------------------------------------------------------------------------
 
     @property
@@ -121,6 +147,7 @@ class LlamaCppBackend(Backend):
         if any(m.has_images() for m in request.messages):
             raise ModelError("unsupported", f"{self.name} is a text-only model: the request "
                              "has image parts")
+        check_settings(self, request.settings)
         kwargs = self._request_kwargs(request)
         async with self._lock():
             return await asyncio.to_thread(self._generate_sync, kwargs)
@@ -145,6 +172,9 @@ class LlamaCppBackend(Backend):
             kwargs["stop"] = list(settings.stop)
         if settings.seed is not None:
             kwargs["seed"] = settings.seed
+        for name in SAMPLING_SETTINGS:
+            if getattr(settings, name) is not None:
+                kwargs[name] = getattr(settings, name)
         if settings.grammar is not None:
             kwargs["grammar"] = settings.grammar  # checked and compiled in the worker thread
         elif settings.json_mode:

@@ -1,7 +1,7 @@
 """Provider strings -> backends, through a registry that other code extends by decorator.
 
-``openai/<model>``, ``openai-compatible/<model>@<base_url>``, ``llamacpp/smollm2`` or
-``llamacpp/<path.gguf>``, ``scripted/<name>``. Options follow a ``?``:
+``openai/<model>``, ``openai-compatible/<model>@<base_url>[,<base_url>...]``,
+``llamacpp/smollm2`` or ``llamacpp/<path.gguf>``, ``scripted/<name>``. Options follow a ``?``:
 ``scripted/echo?latency=0.2&error_rate=0.1``, ``openai/gpt-4o-mini?timeout=30``.
 SDKs are imported only when their backend is asked for.
 
@@ -15,10 +15,11 @@ A new provider is one function registered with :func:`register_backend`::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from nutrireason.errors import NutriReasonError
 from nutrireason.models.base import Backend
@@ -27,6 +28,7 @@ Factory = Callable[[str, dict[str, Any]], Backend]
 SECRET_OPTIONS = ("key", "token", "secret", "password")
 _FACTORIES: dict[str, Factory] = {}
 _plugins_loaded = False
+_MODEL_AT_URL = re.compile(r"(.+?)@(https?://.*)\Z", re.DOTALL)
 
 
 def register_backend(provider: str) -> Callable[[Factory], Factory]:
@@ -75,6 +77,29 @@ def _number(text: str) -> Any:
     return text
 
 
+def model_label(spec: str) -> str:
+    """The model a spec names, without where it is served: ``provider/model`` and the spec's
+    options, sorted. ``openai-compatible/Qwen2.5-7B@http://a:8000/v1,http://b:8000/v1?timeout=30``
+    -> ``openai-compatible/Qwen2.5-7B?timeout=30``; other specs keep their model part whole."""
+    provider, model, _ = parse_spec(spec)
+    if provider == "openai-compatible":
+        model = split_endpoints(model)[0] or model
+    options = sorted(parse_qsl(spec.partition("?")[2]))
+    label = f"{provider}/{model}"
+    return f"{label}?{urlencode(options)}" if options else label
+
+
+def split_endpoints(model: str) -> tuple[str, str]:
+    """``"Qwen@http://a/v1,http://b/v1"`` -> ``("Qwen", "http://a/v1,http://b/v1")``: the
+    model name ends at the first ``@`` that an http(s) URL follows (else at the last ``@``);
+    ``("", "")`` when there is no ``@``."""
+    found = _MODEL_AT_URL.match(model)
+    if found:
+        return found[1], found[2]
+    name, at, urls = model.rpartition("@")
+    return (name, urls) if at else ("", "")
+
+
 def get_backend(spec: str, **overrides: Any) -> Backend:
     """Build the backend a provider string names."""
     provider, model, options = parse_spec(spec)
@@ -92,9 +117,10 @@ def _openai(model: str, options: dict[str, Any]) -> Backend:
 def _openai_compatible(model: str, options: dict[str, Any]) -> Backend:
     from nutrireason.models.openai_compat import OpenAICompatBackend
 
-    name, at, base_url = model.rpartition("@")
-    if not at or not name or not base_url:
-        raise NutriReasonError(f"model {model!r}: expected openai-compatible/<model>@<url>")
+    name, base_url = split_endpoints(model)
+    if not name or not base_url:
+        raise NutriReasonError(f"model {model!r}: expected openai-compatible/<model>@<url> "
+                               "(several servers: @<url>,<url>)")
     return OpenAICompatBackend(name, base_url=base_url, provider="openai-compatible", **options)
 
 

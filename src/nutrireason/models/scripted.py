@@ -14,7 +14,7 @@ from typing import Any
 
 from nutrireason.models.base import Backend
 from nutrireason.models.errors import ModelError
-from nutrireason.models.types import ChatRequest, ModelResponse, Usage
+from nutrireason.models.types import ALL_SETTINGS, ChatRequest, ModelResponse, Usage
 
 Responder = Callable[[ChatRequest], str]
 
@@ -43,9 +43,11 @@ class ScriptedBackend(Backend):
     ``latency`` seconds per call; ``error_rate`` share of calls failing with ``error_kind``;
     ``malformed_rate`` share of answers replaced by ``"<<malformed>>"``; ``fail_first`` makes the
     first N calls for each distinct request fail (to exercise retries deterministically).
+    Every generation setting is accepted and ignored (there is no model to pass it to).
     """
 
     provider = "scripted"
+    supported_settings = ALL_SETTINGS
 
     def __init__(self, name: str = "echo", *, table: dict[str, str] | None = None,
                  responder: Responder | None = None, latency: float = 0.0,

@@ -6,7 +6,13 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 
 class _Model(BaseModel):
@@ -50,14 +56,36 @@ class Message(_Model):
 
 
 class GenerationSettings(_Model):
-    """Decoding settings. ``None`` leaves a value to the provider's default."""
+    """Decoding settings. ``None`` leaves a value to the provider's default.
 
-    temperature: float | None = 0.0
-    max_tokens: int | None = 512
+    The sampling fields added later (``top_p`` ... ``min_p``) are left out of dumps while they are
+    ``None``, so requests, cache keys and manifests that do not use them read as before.
+    """
+
+    temperature: float | None = Field(default=0.0, ge=0)
+    max_tokens: int | None = Field(default=512, ge=1)
     stop: list[str] | None = None
     seed: int | None = None
     json_mode: bool = False
     grammar: str | None = Field(default=None, description="GBNF grammar (llama.cpp only)")
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    top_k: int | None = Field(default=None, ge=0)
+    repeat_penalty: float | None = Field(default=None, ge=0)
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    min_p: float | None = Field(default=None, ge=0, le=1)
+
+    @model_serializer(mode="wrap")
+    def _omit_unused_sampling(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if not (k in SAMPLING_SETTINGS and v is None)}
+
+
+SAMPLING_SETTINGS = ("top_p", "top_k", "repeat_penalty", "presence_penalty",
+                     "frequency_penalty", "min_p")
+ALL_SETTINGS: frozenset[str] = frozenset(GenerationSettings.model_fields)
+BASIC_SETTINGS: frozenset[str] = frozenset({"temperature", "max_tokens", "stop", "seed",
+                                            "json_mode"})
 
 
 class ChatRequest(_Model):

@@ -1,4 +1,6 @@
-"""What the CLI and the demo print about each stage's outputs: rich tables on stdout.
+"""What the CLI and the demo print about each stage's outputs: rich tables on stdout;
+progress bars, spinners, notes and errors on stderr (so stdout stays for results and
+``--json``). ``--quiet`` silences stdout and the progress display; errors still print.
 
 Views only: every number shown is read from what a stage wrote or returned.
 """
@@ -15,6 +17,18 @@ from rich.table import Table
 
 console = Console()
 errors = Console(stderr=True)
+QUIET = False  # set by the CLI's --quiet (and --json)
+
+
+def quiet_now() -> bool:
+    return QUIET
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence (or restore) stdout output and progress displays; errors still print."""
+    global QUIET
+    QUIET = quiet
+    console.quiet = quiet
 
 
 def show(frame: Any, title: str) -> None:
@@ -282,7 +296,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int], Callable[[], None
     """A rich progress bar; yields ``start(total) -> advance()``."""
     from rich.progress import Progress
 
-    with Progress(console=console) as progress:
+    with Progress(console=errors, disable=QUIET) as progress:
         def start(total: int) -> Callable[[], None]:
             task = progress.add_task(description, total=total)
             return lambda: progress.advance(task)
@@ -290,12 +304,22 @@ def progress_bar(description: str) -> Iterator[Callable[[int], Callable[[], None
         yield start
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    yield
+
+
+def spinner(text: str) -> Any:
+    """A spinner on stderr saying ``text`` (nothing under --quiet)."""
+    return errors.status(text) if not QUIET else _quiet()
+
+
 def ensure(stage: Any, status: str | None = None, force: bool = False) -> Any:
     """Run one stage (unless up to date), with a spinner saying ``status``; print what it did."""
     if status is None:
         result = stage.ensure(force=force)
     else:
-        with console.status(status):
+        with spinner(status):
             result = stage.ensure(force=force)
     show_stage(stage, result)
     return result
@@ -331,6 +355,15 @@ def finish_run(summary: Any, allowance: Any) -> int:
         errors.print(f"[red]error:[/red] {escape(verdict)}", highlight=False, soft_wrap=True)
         return 1
     return 0
+
+
+def run_summary_json(summary: Any, exit_code: int) -> str:
+    """``run --json``: the run's summary as one JSON object."""
+    import dataclasses
+    import json
+
+    data = dataclasses.asdict(summary) | {"out": str(summary.out), "exit_code": exit_code}
+    return json.dumps(data, sort_keys=True)
 
 
 def note(text: str, colour: str = "yellow", label: str = "note") -> None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -56,8 +57,9 @@ from nutrireason.methods.base import Method, get_method
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
 from nutrireason.models.errors import ModelError
-from nutrireason.models.registry import get_backend
+from nutrireason.models.registry import get_backend, model_label
 from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
+from nutrireason.models.settings import check_settings, effective_settings
 from nutrireason.models.types import ChatRequest, GenerationSettings, ModelResponse, cache_key
 from nutrireason.runs.benchmark import Benchmark, load_benchmarks
 from nutrireason.runs.lock import RunLock, owner
@@ -69,6 +71,7 @@ from nutrireason.runs.manifest import (
     write_manifest,
 )
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
+from nutrireason.runs.shard import Shard, in_shard
 from nutrireason.schema import MethodSpec, all_meta_keys, spec_for_task
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
@@ -102,6 +105,7 @@ class RunConfig:
     retry_errors: bool = False
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
+    shard: Shard | None = None  # run only the items of shard K of N (after offset/limit)
 
 
 @dataclass
@@ -139,6 +143,7 @@ class Task:
     key: str
     where: str = ""  # "<benchmark file> line <n>", for item-level errors
     line: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # what the backend is sent
 
 
 class CallProxy:
@@ -187,13 +192,29 @@ async def run_async(config: RunConfig) -> RunSummary:
     started = time.perf_counter()
     benchmark = load_benchmarks(benchmark_paths(config))
     methods = [get_method(name, config.settings) for name in config.methods]
-    backends = {spec: get_backend(spec) for spec in config.models}
+    backends = _backends(config.models)
     try:
+        for backend in backends.values():
+            check_settings(backend, config.settings)
         with RunLock(config.out) as lock, _sigterm_cancels(asyncio.current_task()):
             return await _locked_run(config, benchmark, methods, backends, lock, started)
     finally:
         for backend in backends.values():
             await backend.aclose()
+
+
+def _backends(specs: list[str]) -> dict[str, Backend]:
+    """One backend per model, keyed by its label (provider and model, no endpoint URL); two
+    specs for the same model are refused (list its endpoints in one spec instead)."""
+    backends: dict[str, Backend] = {}
+    for spec in specs:
+        label = model_label(spec)
+        if label in backends:
+            raise NutriReasonError(
+                f"--model {spec!r} names the model {label!r} again; give one model's several "
+                "servers as one spec: openai-compatible/<model>@<url>,<url>")
+        backends[label] = get_backend(spec)
+    return backends
 
 
 async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Method],
@@ -302,15 +323,22 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
               backends: dict[str, Backend]) -> dict[str, Any]:
     files = {"benchmark_files": [{"path": str(f.path), "sha256": f.sha256, "items": f.count}
                                  for f in benchmark.files]} if benchmark.files else {}
+    shard = {"shard": config.shard.as_dict()} if config.shard else {}
     return {
         "benchmark": str(benchmark.path),
         **files,
+        **shard,
         "benchmark_sha256": benchmark.sha256,
         "benchmark_items": len(benchmark.items),
         "methods": [m.describe() for m in methods],
         "model_specs": list(backends),
+        "model_endpoints": list(config.models),
         "models": {spec: backend.describe() for spec, backend in backends.items()},
         "settings": config.settings.model_dump(mode="json"),
+        "effective_settings": {spec: effective_settings(backend, config.settings)
+                               for spec, backend in backends.items()},
+        "server_defaults": {spec: backend.server_defaults()
+                            for spec, backend in backends.items()},
         "concurrency": config.concurrency,
         "limit": config.limit,
         "offset": config.offset,
@@ -326,11 +354,14 @@ def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
           backends: dict[str, Backend]) -> list[Task]:
     tasks = []
     for line, item, path in benchmark.located(config.offset, config.limit):
+        if not in_shard(str(item["id"]), config.shard):
+            continue
         where = f"{path} line {line}" if line else str(path)
         for method in methods:
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
-                tasks.append(Task(item, method, backend, spec, key, where, line))
+                tasks.append(Task(item, method, backend, spec, key, where, line,
+                                  effective_settings(backend, config.settings)))
     return tasks
 
 
@@ -379,10 +410,11 @@ class RateColumn(ProgressColumn):
 
 
 def _progress(enabled: bool) -> Progress:
+    """The samples bar, on stderr (stdout stays for results)."""
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TaskProgressColumn(), RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-        disable=not enabled,
+        console=Console(stderr=True), disable=not enabled,
     )
 
 
@@ -390,7 +422,7 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     proxy = CallProxy(task.backend, cache, policy)
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
-            "model": task.model, "gold": None,
+            "model": task.model, "gold": None, "settings": task.settings,
             "meta": {k: task.item[k] for k in meta_keys(task.item) if k in task.item},
             "method_spec": {"name": MethodSpec.parse(task.method.name).name,
                             "params": dict(task.method.params)}}

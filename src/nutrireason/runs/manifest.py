@@ -74,8 +74,9 @@ def effective_status(manifest: dict[str, Any] | None) -> str | None:
 
 
 def check_resumable(previous: dict[str, Any], current: dict[str, Any], out_dir: Path) -> None:
-    """A resumed run must compute the same thing; say which field differs if not."""
-    for field in IDENTITY_FIELDS + ("settings",):
+    """A resumed run must compute the same thing (and the same shard of it); say which field
+    differs if not."""
+    for field in IDENTITY_FIELDS + ("settings", "shard"):
         if previous.get(field) != current.get(field):
             raise NutriReasonError(
                 f"{out_dir} holds a different run ({field} differs: {previous.get(field)!r} "
