@@ -4,8 +4,11 @@
 (b) 200 ms simulated latency at concurrency 64: throughput vs the ideal 320/s (target >= 90 %);
 (c) a fully cached re-run (new run directory, same cache) vs the first run (target >= 50x).
     The first run uses 200 ms latency at concurrency 8, FAM-Bench's API setting (Appendix J).
+(d) 512 in flight over 4 loopback OpenAI-compatible endpoints (one model, real HTTP) at 200 ms
+    latency: throughput vs the ideal 2,560/s (target >= 90 %);
+(e) `merge` of 8 shards of 50,000 records each (target < 10 s).
 
-    python benchmarks/run_engine.py [--samples 20000]
+    python benchmarks/run_engine.py [--samples 20000] [--only d,e]
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pathlib import Path
 
 from nutrireason.models.retry import RetryPolicy
 from nutrireason.runs import RunConfig, run
+from nutrireason.runs.merge import merge_runs
+from nutrireason.runs.records import record_key
 
 
 def items(folder: Path, n: int) -> Path:
@@ -42,12 +47,90 @@ def timed(folder: Path, name: str, bench: Path, model: str, concurrency: int, ca
     return elapsed, summary.planned
 
 
+def endpoints_run(folder: Path, in_flight: int = 512, servers: int = 4,
+                  latency: float = 0.2, rounds: int = 8) -> None:
+    """(d): one model behind ``servers`` loopback endpoints, ``in_flight`` requests at once."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.models.fake_openai import FakeOpenAI
+
+    def slow(body: dict) -> str:
+        time.sleep(latency)
+        return "No"
+
+    fakes = [FakeOpenAI(slow, lifetime=600).start() for _ in range(servers)]
+    try:
+        urls = ",".join(f.url for f in fakes)
+        bench = items(folder, in_flight * rounds)
+        seconds, n = timed(folder, "d", bench, f"openai-compatible/bench@{urls}", in_flight,
+                           cache=False)
+    finally:
+        for fake in fakes:
+            fake.close()
+    ideal = in_flight / latency
+    print(f"(d) {in_flight} in flight over {servers} loopback endpoints, {latency * 1000:.0f} ms "
+          f"latency: {n / seconds:,.0f} samples/s; ratio to ideal {ideal:,.0f}/s: "
+          f"{n / seconds / ideal:.3f} (target >= 0.90); per endpoint: "
+          f"{', '.join(str(len(f.requests)) for f in fakes)} requests")
+
+
+def shard_folders(folder: Path, shards: int = 8, per_shard: int = 50_000) -> list[Path]:
+    """``shards`` finished shard folders of ``per_shard`` realistic records each."""
+    template = {"method": "prompt", "model": "scripted/echo", "status": "ok", "parsed": "No",
+                "parse_ok": True, "gold": "No", "responses": ["No"], "raw": [None],
+                "requests": [{"messages": [{"role": "user", "content": "Is food right?"}],
+                              "settings": {"temperature": 0.0, "max_tokens": 512}}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 1}, "latency_s": 0.2,
+                "wall_s": 0.2, "n_calls": 1, "cache_hits": 0, "attempts": 1,
+                "meta": {"task": "binary", "level": "standard"}, "extra": {},
+                "settings": {"temperature": 0.0, "max_tokens": 512}}
+    total = shards * per_shard
+    manifest = {"benchmark": "items.jsonl", "benchmark_sha256": "0" * 64,
+                "benchmark_items": total, "methods": [{"name": "prompt"}],
+                "model_specs": ["scripted/echo"], "settings": {"temperature": 0.0},
+                "offset": 0, "limit": None, "status": "complete"}
+    paths = []
+    for k in range(shards):
+        path = folder / f"shard{k + 1}"
+        path.mkdir()
+        with open(path / "records.jsonl", "w") as handle:
+            for i in range(k, total, shards):
+                item = f"q{i}"
+                record = template | {"key": record_key(item, "prompt", "scripted/echo"),
+                                     "item_id": item, "finished_at": 1.0 * i}
+                handle.write(json.dumps(record) + "\n")
+        counts = {"planned": per_shard, "ok": per_shard, "error": 0, "missing": 0}
+        (path / "manifest.json").write_text(json.dumps(
+            manifest | {"shard": {"k": k + 1, "n": shards}, "counts": counts}))
+        paths.append(path)
+    return paths
+
+
+def merge_timing(folder: Path) -> None:
+    """(e): merging 8 shards of 50,000 records."""
+    paths = shard_folders(folder)
+    started = time.perf_counter()
+    report = merge_runs(paths, folder / "merged")
+    seconds = time.perf_counter() - started
+    print(f"(e) merge of {len(paths)} shards, {report.ok:,} records: {seconds:.2f} s "
+          f"(target < 10 s; ratio to target {seconds / 10:.2f}); status {report.status}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20000)
+    parser.add_argument("--only", default="a,b,c,d,e", help="comma list of parts to run")
     args = parser.parse_args()
+    parts = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if "d" in parts:
+            endpoints_run(folder)
+        if "e" in parts:
+            merge_timing(folder)
+        if not parts & {"a", "b", "c"}:
+            return
         bench = items(folder, args.samples)
         seconds, n = timed(folder, "a", bench, "scripted/echo", 64, cache=False)
         print(f"(a) zero latency, no cache: {n / seconds:,.0f} samples/s "

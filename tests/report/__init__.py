@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from nutrireason.schema import SCORES_FILE, Record, record_key
 from nutrireason.scoring.score import score_records
@@ -112,3 +113,27 @@ def write_run(run_dir: Path, level: str, *, bertscore: bool = False, xss: bool =
 
 def write_runs(root: Path, **kwargs) -> list[Path]:
     return [write_run(root / f"run-{level}", level, **kwargs) for level in LEVELS]
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    """The samples' JSON embedded in a report page, as written."""
+    html = page.read_text(encoding="utf-8")
+    text = html.split('<script type="application/json" id="sample-data">', 1)[1]
+    return json.loads(text.split("</script>", 1)[0])
+
+
+def page_samples(page: Path) -> list[dict[str, Any]]:
+    """Every sample of a report page by field name, with list indexes and prompt indexes
+    resolved; ``calls`` as {"system", "request", "response"} per call."""
+    data = page_data(page)
+    lists, texts = data["lists"], data["texts"]
+    out = []
+    for row in data["samples"]:
+        sample = dict(zip(data["fields"], row, strict=True))
+        for name, values in lists.items():
+            sample[name] = values[sample[name]]
+        sample["calls"] = [{"system": texts[s] if s >= 0 else None,
+                            "request": texts[u] if u >= 0 else None, "response": r}
+                           for s, u, r in sample["calls"]]
+        out.append(sample)
+    return out

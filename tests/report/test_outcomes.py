@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +23,8 @@ from nutrireason.report.tables import (
 )
 from nutrireason.schema import SCORES_FILE, SampleScore, read_records, read_scores
 from nutrireason.scoring.score import score_run, write_scores
+from tests.report import page_samples
 from tests.scoring.test_sample_scores import records
-
-ROW = re.compile(r'<tr data-method="([^"]*)" data-level="([^"]*)" data-task="([^"]*)" '
-                 r'data-outcome="([^"]*)">(.*?)</tr>', re.S)
 
 
 def scored_run(path: Path, drop: tuple[str, ...] = ()) -> Path:
@@ -40,13 +37,15 @@ def scored_run(path: Path, drop: tuple[str, ...] = ()) -> Path:
 
 
 def rows(page: Path) -> dict[tuple[str, str], tuple[str, str]]:
-    """(method, item id) -> (outcome, the outcome cell's text) for every sample row."""
+    """(method, item id) -> (outcome, the outcome cell's text) for every sample.
+
+    Since issue 19 the samples are JSON that the page's script renders (no server-side rows);
+    the cell's text is its label, details and error, as the script shows them."""
     out = {}
-    for method, _level, _task, result, body in ROW.findall(page.read_text()):
-        item = re.search(r'<td>[^<]*<br><small class="muted">([^<]*)</small></td>', body)
-        cell = re.search(r'<td class="outcome-[a-z]+">(.*?)</td>', body, re.S)
-        assert item is not None and cell is not None
-        out[(method, item.group(1))] = (result, re.sub(r"<[^>]+>", " ", cell.group(1)).strip())
+    for sample in page_samples(page):
+        cell = "  ".join(part for part in (sample["label"], sample["detail"], sample["error"])
+                         if part)
+        out[(sample["method"], sample["item"])] = (sample["outcome"], cell)
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -37,7 +38,8 @@ def test_all_files_written(report):
 def test_table3_markdown(report):
     lines = (report / "table3.md").read_text().splitlines()
     header = [c.strip() for c in lines[0].strip("|").split("|")]
-    assert header[:6] == ["Level", "Method", "Binary Accuracy", "Binary Recall",
+    # Since issue 19 each task opens with its n, and values carry their 95 % interval.
+    assert header[:7] == ["Level", "Method", "Binary n", "Binary Accuracy", "Binary Recall",
                           "Binary Precision", "Binary F1"]
     assert "Multi-label F1" in header and "Text generation ROUGE-L" in header
     assert "Text generation BERT" not in header  # no bertscore_f1 in these runs
@@ -46,9 +48,10 @@ def test_table3_markdown(report):
     assert [(row[0], row[1]) for row in body] == [(lv, m) for lv in LEVELS for m in METHODS]
     row = body[3]  # standard, tog_kg
     expected = metric_value("standard", "tog_kg", "binary", "f1")
-    assert row[header.index("Binary F1")] == f"{expected:.4f}"
-    assert row[header.index("Binary Accuracy")] == "0.6001"
-    assert row[header.index("Text generation BLEU")] == "0.6204"
+    assert row[header.index("Binary F1")] == f"{expected:.4f} [0.550, 0.650]"
+    assert row[header.index("Binary Accuracy")] == "0.6001 [0.550, 0.650]"
+    assert row[header.index("Text generation BLEU")] == "0.6204 [0.570, 0.670]"
+    assert row[header.index("Binary n")] == "2"
 
 
 def test_table3_csv_has_missing_cells_empty(tmp_path):
@@ -68,8 +71,10 @@ def test_table3_csv_has_missing_cells_empty(tmp_path):
 
 def test_table3_latex(report):
     tex = (report / "table3.tex").read_text()
-    assert tex.startswith("\\begin{tabular}{ll|rrrr|rrrr|rrrr}")
-    assert "\\multicolumn{4}{|c}{Binary}" in tex and "\\multicolumn{4}{|c}{Text generation}" in tex
+    # n opens each task group since issue 19; the LaTeX keeps values only (no intervals).
+    assert tex.startswith("\\begin{tabular}{ll|rrrrr|rrrrr|rrrrr}")
+    assert "\\multicolumn{5}{|c}{Binary}" in tex and "\\multicolumn{5}{|c}{Text generation}" in tex
+    assert "sparse & plain & 2 & 0.3001 & 0.3003 &" in tex and "[" not in tex
     assert "tog\\_kg" in tex and "tog_kg" not in tex.replace("tog\\_kg", "")
     assert tex.rstrip().endswith("\\end{tabular}")
     assert tex.count("\\\\") == 2 + 6  # two header rows, six body rows
@@ -164,4 +169,5 @@ def test_real_sample_runs(tmp_path):
         runs.append(run)
     page = build_report(runs, tmp_path / "out")
     assert "<table" in page.read_text()
-    assert "| sparse | oracle | 1.0000 |" in (tmp_path / "out" / "table3.md").read_text()
+    table = (tmp_path / "out" / "table3.md").read_text()  # n and intervals since issue 19
+    assert re.search(r"\| sparse \| oracle \| \d+ \| 1\.0000 \[1\.000, 1\.000\] \|", table)

@@ -4,14 +4,16 @@
 from ``nutrireason score``) and ``records.jsonl`` and writes into ``out``:
 
 * when the runs have NGQA groups (binary, multi_label, text_generation):
-  ``table3.md``/``.csv``/``.tex`` (NGQA Table 3: level x method by task metrics),
+  ``table3.md``/``.csv``/``.tex`` (NGQA Table 3: level x method by task metrics, each task's
+  n and each value's 95 % interval; the LaTeX values and n only),
   ``efficiency.md``/``.csv`` and ``retrieval.md``/``.csv``, ``efficiency.png``/``.svg``
   (Figure 4) and ``retrieval.png``/``.svg`` (Figure 5, when any method reports retrieval);
 * when the runs have FAM-Bench groups (fam_dish, fam_rank): ``fam_table1.md``/``.csv``/``.tex``
   (Table 1: model x mode), ``fam_modality.md``/``.csv``/``.tex`` (Table 2, when a method has a
   text+image or image-only variant) and ``fam_radar.png``/``.svg`` (Task 1 accuracy per
   condition, when metrics.json has fam_dish condition breakdowns);
-* ``report.html``: everything above plus a per-sample browser, with no network resources.
+* ``report.html``: everything above plus a browser over every sample (paged, filtered,
+  each sample's calls shown when opened), with no network resources.
 
 The report decides nothing itself: every number comes from metrics.json, every sample's
 right / wrong (or, for text generation, its ROUGE-L) from scores.jsonl; records supply only the
@@ -37,10 +39,9 @@ from nutrireason.schema import (
     read_scores,
 )
 
-MAX_SAMPLES = 5000
 _GROUP_KEYS = ("method", "model", "task", "level")
 
-__all__ = ["MAX_SAMPLES", "METRICS_FILE", "SCORES_FILE", "RunData", "build_report",
+__all__ = ["METRICS_FILE", "SCORES_FILE", "RunData", "build_report",
            "load_metrics", "load_run", "load_scores"]
 
 
@@ -109,7 +110,7 @@ def load_run(run_dir: str | Path) -> RunData:
     return RunData(run_dir, metrics, records, load_scores(run_dir, records))
 
 
-def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMPLES) -> Path:
+def build_report(run_dirs: list[Path], out: Path) -> Path:
     """Write the tables, plots and ``report.html`` for ``run_dirs`` into ``out``; return the
     path of report.html."""
     from nutrireason.report import html, plots, tables
@@ -130,4 +131,4 @@ def build_report(run_dirs: list[Path], out: Path, *, max_samples: int = MAX_SAMP
     radar = plots.fam_radar_plot(tables.fam_condition_frame(metrics), out)
     if radar is not None:
         figures.append(radar)
-    return html.write_html(runs, built, figures, out / "report.html", max_samples=max_samples)
+    return html.write_html(runs, built, figures, out / "report.html")

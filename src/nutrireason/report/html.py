@@ -1,9 +1,18 @@
 """The single-file HTML report: tables, inline SVG figures and a per-sample browser.
 
 Everything is inline (CSS, JavaScript, SVG), and a Content-Security-Policy forbids loading
-anything, so the page works offline and from ``file://``. All record text goes through Jinja2
-autoescaping; the only markup inserted unescaped is the SVG matplotlib wrote. The tables and the
-samples are plain HTML, readable with JavaScript disabled; the script only adds filtering.
+anything, so the page works offline and from ``file://``. The tables and figures are plain HTML
+(Jinja2 autoescaping; the only markup inserted unescaped is the SVG matplotlib wrote), readable
+with JavaScript disabled.
+
+Every sample is in the page, once, as JSON in a ``<script type="application/json">`` block
+(:func:`script_json` escapes ``<``, ``>`` and ``&`` so that no record text can end the block).
+The browser's script renders one page of rows at a time and a sample's details (every call's
+request and response, parsed answer, gold, score) only when the row is opened, so a report of
+100,000 samples opens in about a second. The JSON is compact: each sample is a list in the order
+of ``fields``; method, model, task, level and outcome are indexes into ``lists``; every prompt
+text is stored once in ``texts`` and referred to by index (the system prompt, repeated in every
+request, is stored once).
 
 A sample's outcome is read from its line of scores.jsonl, never judged here: "correct" /
 "incorrect" from ``correct``, "error" for an error record, and "scored" for a task without a
@@ -14,7 +23,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +40,7 @@ from nutrireason.report.tables import (
     Table,
     ordered,
 )
-from nutrireason.schema import SampleScore
+from nutrireason.schema import Record, SampleScore
 
 TEMPLATE = "report.html.j2"
 OUTCOMES = ("correct", "incorrect", "scored", "error")
@@ -44,24 +52,10 @@ SHOWN_VALUES: dict[str, tuple[tuple[str, str], ...]] = {
                         ("bertscore_f1", "BERTScore F1")),
     "fam_rank": (("mrr", "MRR"), ("kendall_tau", "Kendall tau")),
 }
-
-
-@dataclass
-class Sample:
-    method: str
-    model: str
-    level: str
-    task: str
-    outcome: str  # correct | incorrect | scored | error
-    label: str  # what the outcome cell says: the verdict, or the headline value
-    detail: str  # other per-sample values, "unparseable", ...
-    question: str
-    graph: str
-    raw: str
-    parsed: str
-    gold: str
-    item_id: str
-    error: str
+# The positions of a sample's values in the page's JSON (the script reads them by name).
+LISTED = ("method", "model", "task", "level", "outcome")  # stored as indexes into ``lists``
+FIELDS = LISTED + ("unparseable", "label", "detail", "error", "question", "item", "parsed",
+                   "gold", "cache_hits", "calls")
 
 
 def outcome(score: SampleScore) -> str:
@@ -80,7 +74,7 @@ def _shown(score: SampleScore) -> list[str]:
 
 def _label_and_detail(score: SampleScore, result: str) -> tuple[str, str]:
     """The outcome cell: the verdict (or, without one, the task's headline value) and the
-    sample's other values; an error shows only its message (see the template)."""
+    sample's other values; an error shows only its message."""
     if result == "error":
         return result, ""
     shown = _shown(score)
@@ -100,33 +94,123 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _graph(record: Any) -> str:
-    """The textualised graph: the last user message of the last request."""
-    if not record.requests:
-        return ""
-    messages = record.requests[-1].get("messages") or []
+def _content(content: Any) -> str:
+    """A message's content as text; an image part shows as ``[image ...]``."""
+    if not isinstance(content, list):
+        return _text(content)
+    parts = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            parts.append(_text(part.get("text")))
+        elif isinstance(part, dict) and "image_url" in part:
+            url = _text((part.get("image_url") or {}).get("url"))
+            parts.append(f"[image {url[:80]}]")
+        else:
+            parts.append(_text(part))
+    return "\n".join(parts)
+
+
+def _last(messages: list[Any], role: str) -> str | None:
     for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return _text(message.get("content"))
-    return ""
+        if isinstance(message, dict) and message.get("role") == role:
+            return _content(message.get("content"))
+    return None
 
 
-def sample(record: Any, score: SampleScore) -> Sample:
-    """What the browser shows of one record: its text from the record, its outcome and values
-    from its score."""
-    meta = record.meta or {}
-    error = ""
-    if record.error:
-        error = _text(record.error.get("message") or record.error)
+class Texts:
+    """Prompt texts stored once each; a call refers to them by index."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def add(self, text: str | None) -> int:
+        """The text's index (-1 for none)."""
+        if text is None:
+            return -1
+        return self.index.setdefault(text, len(self.index))
+
+    def values(self) -> list[str]:
+        return list(self.index)
+
+
+def calls(record: Record, texts: Texts) -> list[list[Any]]:
+    """Every call of a record in order: [system prompt, last user message, response]; the
+    prompts as indexes into ``texts``, the response None where the call returned none (the
+    failed call of an error record)."""
+    count = max(len(record.requests), len(record.responses))
+    out = []
+    for i in range(count):
+        request = record.requests[i] if i < len(record.requests) else {}
+        messages = request.get("messages") if isinstance(request, dict) else None
+        messages = messages if isinstance(messages, list) else []
+        response = record.responses[i] if i < len(record.responses) else None
+        out.append([texts.add(_last(messages, "system")), texts.add(_last(messages, "user")),
+                    response])
+    return out
+
+
+class Lists:
+    """The distinct methods, models, tasks, levels and outcomes; a sample holds indexes."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, dict[str, int]] = {name: {} for name in LISTED}
+
+    def add(self, name: str, value: str) -> int:
+        found = self.values[name]
+        return found.setdefault(value, len(found))
+
+    def as_json(self) -> dict[str, list[str]]:
+        return {name: list(found) for name, found in self.values.items()}
+
+
+def sample_row(record: Record, score: SampleScore, lists: Lists, texts: Texts) -> list[Any]:
+    """What the browser shows of one record, in the order of :data:`FIELDS`: its text from the
+    record, its outcome and values from its score."""
     result = outcome(score)
     label, detail = _label_and_detail(score, result)
-    return Sample(
-        method=record.method, model=record.model, level=score.level, task=score.task,
-        outcome=result, label=label, detail=detail,
-        question=_text(meta.get("question")), graph=_graph(record),
-        raw=record.responses[-1] if record.responses else "", parsed=_text(record.parsed),
-        gold=_text(record.gold), item_id=record.item_id, error=error,
-    )
+    error = _text(record.error.get("message") or record.error) if record.error else ""
+    listed = (record.method, record.model, score.task, score.level, result)
+    return [*(lists.add(name, value) for name, value in zip(LISTED, listed, strict=True)),
+            int(result != "error" and not score.parse_ok), label, detail, error,
+            _text((record.meta or {}).get("question")), record.item_id, _text(record.parsed),
+            _text(record.gold), record.cache_hits, calls(record, texts)]
+
+
+def samples_data(runs: Sequence[Any]) -> dict[str, Any]:
+    """Every sample of the runs, in run and record order, as the page's JSON."""
+    lists, texts = Lists(), Texts()
+    rows = [sample_row(record, run.scores[record.key], lists, texts)
+            for run in runs for record in run.records]
+    labels = {**TASK_LABELS, **FAM_TASK_LABELS}
+    listed = lists.as_json()
+    return {"fields": list(FIELDS), "lists": listed, "texts": texts.values(),
+            "taskLabels": {task: labels[task] for task in listed["task"] if task in labels},
+            "samples": rows}
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a ``<script>`` element: ``<``, ``>`` and ``&`` (which occur only
+    inside strings) become ``\\u`` escapes, so no text can close the element or open a
+    comment; U+2028 and U+2029 are escaped too."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def filters(data: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """The browser's select filters: (key, label, values), values in their usual order."""
+    lists = data["lists"]
+    outcomes = ordered(lists["outcome"], OUTCOMES)
+    if any(row[FIELDS.index("unparseable")] for row in data["samples"]):
+        outcomes.append("unparseable")
+    return [
+        ("model", "Model", ordered(lists["model"])),
+        ("method", "Method", ordered(lists["method"])),
+        ("task", "Task", ordered(lists["task"], TASKS + FAM_TASKS)),
+        ("level", "Level", ordered((v for v in lists["level"] if v), LEVELS)),
+        ("outcome", "Outcome", outcomes),
+    ]
 
 
 def _environment() -> jinja2.Environment:
@@ -142,19 +226,10 @@ def _figure(plot: Plot) -> dict[str, Any]:
             "svg_file": plot.svg.name}
 
 
-def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot], *,
-                max_samples: int) -> str:
-    records = [(record, run.scores[record.key]) for run in runs for record in run.records]
-    total = len(records)
-    samples = [sample(record, score) for record, score in records[:max_samples]]
+def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot]) -> str:
+    data = samples_data(runs)
     bert_models = ordered(m for run in runs
                           if (m := run.metrics.get("bertscore_model")) is not None)
-    filters = [
-        ("method", "Method", ordered(s.method for s in samples)),
-        ("level", "Level", ordered((s.level for s in samples if s.level), LEVELS)),
-        ("task", "Task", ordered((s.task for s in samples), TASKS + FAM_TASKS)),
-        ("outcome", "Outcome", ordered((s.outcome for s in samples), OUTCOMES)),
-    ]
     return _environment().get_template(TEMPLATE).render(
         runs=[{"name": run.metrics.get("run") or run.path.name,
                "records": run.metrics.get("records", len(run.records)),
@@ -162,11 +237,11 @@ def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[P
         tables=tables, task_labels={**TASK_LABELS, **FAM_TASK_LABELS},
         plots=[_figure(p) for p in plots if p.section != "fam"],
         fam_plots=[_figure(p) for p in plots if p.section == "fam"],
-        bert_models=bert_models, samples=samples, total=total, capped=total > len(samples),
-        max_samples=max_samples, filters=filters,
+        bert_models=bert_models, total=len(data["samples"]), filters=filters(data),
+        samples_json=Markup(script_json(data)),
     )
 
 
 def write_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot],
-               path: Path, *, max_samples: int) -> Path:
-    return write_text_atomic(path, render_html(runs, tables, plots, max_samples=max_samples))
+               path: Path) -> Path:
+    return write_text_atomic(path, render_html(runs, tables, plots))

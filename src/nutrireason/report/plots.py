@@ -54,10 +54,36 @@ class Plot:
         return text.strip()
 
 
+LABEL_WIDTH = 22  # characters per line of a wrapped bar label
+
+
+def wrap_label(text: str, width: int = LABEL_WIDTH) -> str:
+    """``text`` on lines of at most ``width`` characters, broken after "/", "-", "_" or a
+    space where it can be, so that long model names stay readable beside a bar."""
+    lines: list[str] = []
+    line = ""
+    for piece in re.split(r"(?<=[/\-_ ])", text):
+        while len(piece) > width:  # a piece with no break point: cut it
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(piece[:width])
+            piece = piece[width:]
+        if len(line) + len(piece) > width and line:
+            lines.append(line)
+            line = ""
+        line += piece
+    if line:
+        lines.append(line)
+    return "\n".join(part.rstrip() for part in lines)
+
+
 def _labels(frame: pd.DataFrame) -> list[str]:
+    """A label per row: the method, and the model (wrapped) when the rows have several."""
     if frame["model"].nunique() > 1:
-        return [f"{m}\n{model}" for m, model in zip(frame["method"], frame["model"], strict=True)]
-    return list(frame["method"])
+        return [f"{wrap_label(m)}\n{wrap_label(model)}"
+                for m, model in zip(frame["method"], frame["model"], strict=True)]
+    return [wrap_label(m) for m in frame["method"]]
 
 
 def _save(figure: Figure, out: Path, name: str, title: str, section: str = "ngqa") -> Plot:
@@ -71,26 +97,42 @@ def _save(figure: Figure, out: Path, name: str, title: str, section: str = "ngqa
     return Plot(name, title, png, svg, section)
 
 
+EFFICIENCY_PANELS = (("calls_per_sample", "LLM calls per sample", "{:.2f}"),
+                     ("prompt_tokens", "Prompt tokens per sample", "{:.0f}"),
+                     ("latency_s", "Latency per sample (s)", "{:.2f}"))
+
+
+def efficiency_figure(data: pd.DataFrame) -> Figure:
+    """Calls per sample, prompt tokens and latency per method as horizontal bars, one panel
+    each, the labels (method, and model when there are several) once, on the left."""
+    labels = _labels(data)
+    lines = sum(label.count("\n") + 1 for label in labels)
+    height = max(2.6, 1.1 + 0.17 * lines + 0.12 * len(labels))
+    y = np.arange(len(labels))
+    colors = [COLORS[i % len(COLORS)] for i in range(len(labels))]
+    with matplotlib.rc_context(RC):
+        figure = Figure(figsize=(10, height), dpi=DPI, layout="constrained")
+        axes = figure.subplots(1, len(EFFICIENCY_PANELS), sharey=True)
+        for ax, (column, title, pattern) in zip(axes, EFFICIENCY_PANELS, strict=True):
+            values = pd.to_numeric(data[column], errors="coerce").fillna(0.0).to_numpy()
+            bars = ax.barh(y, values, color=colors, height=0.6)
+            ax.bar_label(bars, [pattern.format(v) for v in values], padding=2, fontsize=8)
+            ax.set_title(title)
+            ax.margins(x=0.18)
+            ax.grid(axis="x", alpha=0.3)
+            ax.tick_params(axis="y", length=0)
+        axes[0].set_yticks(y, labels)
+        axes[0].invert_yaxis()  # the first method on top
+        figure.suptitle("Efficiency per method")
+    return figure
+
+
 def efficiency_plot(data: pd.DataFrame, out: Path) -> Plot | None:
-    """Calls per sample, prompt tokens and latency per method, one panel each (Figure 4)."""
+    """The efficiency figure (NGQA Figure 4) as PNG and SVG; None without data."""
     if data.empty:
         return None
-    panels = (("calls_per_sample", "LLM calls per sample"),
-              ("prompt_tokens", "Prompt tokens per sample"),
-              ("latency_s", "Latency per sample (s)"))
-    labels = _labels(data)
-    with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(10, 3.4), dpi=DPI, layout="constrained")
-        axes = figure.subplots(1, len(panels))
-        x = np.arange(len(labels))
-        for ax, (column, title) in zip(axes, panels, strict=True):
-            values = pd.to_numeric(data[column], errors="coerce").fillna(0.0).to_numpy()
-            ax.bar(x, values, color=[COLORS[i % len(COLORS)] for i in range(len(labels))])
-            ax.set_title(title)
-            ax.set_xticks(x, labels, rotation=30 if len(labels) > 4 else 0, ha="center")
-            ax.grid(axis="y", alpha=0.3)
-        figure.suptitle("Efficiency per method")
-    return _save(figure, out, "efficiency", "Efficiency per method (cf. NGQA Figure 4)")
+    return _save(efficiency_figure(data), out, "efficiency",
+                 "Efficiency per method (cf. NGQA Figure 4)")
 
 
 def retrieval_plot(data: pd.DataFrame, out: Path) -> Plot | None:

@@ -67,6 +67,7 @@ class Table:
     rows: list[list[str]]
     csv_frame: pd.DataFrame | None = None  # a richer CSV than the display cells, if any
     notes: list[str] = field(default_factory=list)
+    latex_rows: list[list[str]] | None = None  # more compact cells for LaTeX, if any
 
     @property
     def all_columns(self) -> list[Column]:
@@ -113,6 +114,9 @@ def groups_frame(metrics: Sequence[dict[str, Any]],
             }
             for name, stat in (group.get("metrics") or {}).items():
                 row[f"metric.{name}"] = _value(stat)
+                if isinstance(stat, dict):
+                    row[f"metric.{name}.low"] = stat.get("low")
+                    row[f"metric.{name}.high"] = stat.get("high")
             for name, value in (group.get("efficiency") or {}).items():
                 row[f"eff.{name}"] = value
             for name, value in (group.get("method_stats") or {}).items():
@@ -187,32 +191,77 @@ def _row_keys(frame: pd.DataFrame, with_level: bool = True) -> tuple[list[tuple]
 # --- the tables ------------------------------------------------------------------------------
 
 
-def table3(frame: pd.DataFrame) -> Table:
-    """NGQA Table 3: rows level x method (x model), columns grouped by task."""
-    tasks = ordered(frame["task"], TASKS)
-    columns: list[Column] = []
-    sources: list[tuple[str, str]] = []  # (task, metric name) per column
-    for task in tasks:
+def _table3_columns(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(task, metric name, label) per Table 3 value column, an "n" column opening each task."""
+    out = []
+    for task in ordered(frame["task"], TASKS):
+        out.append((task, "n", "n"))
         for name, label in TASK_METRICS.get(task, ()):
             if name in OPTIONAL_METRICS and not _has(frame[frame["task"] == task],
                                                      f"metric.{name}"):
                 continue
-            columns.append(Column(f"{task}_{name}", label, TASK_LABELS.get(task, task)))
-            sources.append((task, name))
+            out.append((task, name, label))
+    return out
+
+
+def _with_interval(group: dict[str, Any], name: str) -> str:
+    """``0.8123 [0.781, 0.842]``: the value, then its interval when metrics.json has one."""
+    value = _fmt(group.get(f"metric.{name}"))
+    low, high = group.get(f"metric.{name}.low"), group.get(f"metric.{name}.high")
+    if not value or _fmt(low) == "" or _fmt(high) == "":
+        return value
+    return f"{value} [{_fmt(low, '{:.3f}')}, {_fmt(high, '{:.3f}')}]"
+
+
+def _table3_cells(group: dict[str, Any] | None, task: str, name: str
+                  ) -> tuple[str, str, dict[str, Any]]:
+    """One Table 3 cell: shown with its interval, shown in LaTeX, and its CSV values."""
+    key = f"{task}_{name}"
+    if group is None:
+        return "", "", {key: None} if name == "n" else {key: None, f"{key}_low": None,
+                                                        f"{key}_high": None}
+    if name == "n":
+        count = int(_number(group.get("n")) or 0)
+        return str(count), str(count), {key: count}
+    return (_with_interval(group, name), _fmt(group.get(f"metric.{name}")),
+            {key: _number(group.get(f"metric.{name}")),
+             f"{key}_low": _number(group.get(f"metric.{name}.low")),
+             f"{key}_high": _number(group.get(f"metric.{name}.high"))})
+
+
+def table3(frame: pd.DataFrame) -> Table:
+    """NGQA Table 3: rows level x method (x model), columns grouped by task: each task's n,
+    then its metrics with their 95 % intervals (LaTeX: values and n only)."""
+    sources = _table3_columns(frame)
+    columns = [Column(f"{task}_{name}", label, TASK_LABELS.get(task, task))
+               for task, name, label in sources]
     keys, multi_model = _row_keys(frame)
     index = [Column("level", "Level"), Column("method", "Method")]
     if multi_model:
         index.append(Column("model", "Model"))
     lookup = {(r["level"], r["method"], r["model"], r["task"]): r
               for r in frame.to_dict("records")}
-    rows = []
+    rows, latex_rows, csv_rows = [], [], []
     for level, method, model in keys:
         row = [level, method] + ([model] if multi_model else [])
-        for task, name in sources:
-            group = lookup.get((level, method, model, task))
-            row.append(_fmt(group.get(f"metric.{name}")) if group else "")
+        latex_row = list(row)
+        csv_row: dict[str, Any] = {"level": level, "method": method}
+        if multi_model:
+            csv_row["model"] = model
+        for task, name, _label in sources:
+            shown, compact, values = _table3_cells(lookup.get((level, method, model, task)),
+                                                   task, name)
+            row.append(shown)
+            latex_row.append(compact)
+            csv_row.update(values)
         rows.append(row)
-    return Table(index, columns, rows)
+        latex_rows.append(latex_row)
+        csv_rows.append(csv_row)
+    csv_frame = pd.DataFrame(csv_rows)
+    for task in ordered(frame["task"], TASKS):
+        if f"{task}_n" in csv_frame.columns:
+            csv_frame[f"{task}_n"] = csv_frame[f"{task}_n"].astype("Int64")  # no "40.0"
+    return Table(index, columns, rows, csv_frame=csv_frame, latex_rows=latex_rows)
 
 
 def _weighted(rows: pd.DataFrame, column: str, weights: pd.Series) -> float | None:
@@ -711,7 +760,7 @@ def to_latex(table: Table) -> str:
     lines.append(" & ".join(latex_escape(c.label) for c in table.all_columns) + " \\\\")
     lines.append("\\hline")
     previous_level = None
-    for row in table.rows:
+    for row in table.latex_rows if table.latex_rows is not None else table.rows:
         cells = [latex_escape(v) for v in row]
         if table.index and table.index[0].key in ("level", "model"):
             if row[0] == previous_level:
