@@ -6,7 +6,6 @@ import asyncio
 import json
 import socket
 import sys
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from typing import Any
@@ -37,18 +36,6 @@ from nutrireason.models.types import (  # noqa: E402
 from tests.models.fake_openai import FakeOpenAI  # noqa: E402
 
 SECRET = "sk-test-SECRET"
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "NUTRIREASON_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(lifetime=60) as fake:
-        yield fake
 
 
 def make(server: FakeOpenAI, **options: Any) -> OpenAICompatBackend:

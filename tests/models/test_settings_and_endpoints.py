@@ -39,18 +39,6 @@ SAMPLING = {"top_p": 0.9, "top_k": 20, "min_p": 0.05, "repeat_penalty": 1.1,
             "presence_penalty": 0.5, "frequency_penalty": 0.25}
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "NUTRIREASON_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(lifetime=60) as fake:
-        yield fake
-
-
 def ask(text: str = "hello", **settings: Any) -> ChatRequest:
     return ChatRequest(messages=[user(text)], settings=GenerationSettings(**settings))
 
