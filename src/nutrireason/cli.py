@@ -396,11 +396,14 @@ def score_command(
 
 @command("report")
 def report_command(run_dirs: Annotated[list[Path], arg("Scored run directories.")],
-                   out: Annotated[Path, opt("Report directory.")]) -> None:
+                   out: Annotated[Path, opt("Report directory.")],
+                   keep_last: Annotated[bool, opt(
+                       "Where runs score the same group, show the last run's numbers (with a "
+                       "warning) instead of refusing.")] = False) -> None:
     """Tables (Markdown, CSV, LaTeX), plots and one self-contained HTML report for runs."""
     from nutrireason.report import build_report
 
-    console.print(f"wrote {build_report(list(run_dirs), out)}")
+    console.print(f"wrote {build_report(list(run_dirs), out, keep_last, warn=note)}")
 
 
 @command("demo")

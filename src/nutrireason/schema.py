@@ -85,7 +85,7 @@ def read_records_bytes(data: bytes, path: Path) -> dict[str, Record]:
         if not line.strip():
             continue
         try:
-            record = Record.model_validate(json.loads(line))
+            record = Record.model_validate_json(line)
         except ValueError as exc:
             raise DataError(path, f"line {number} is not a valid record: {exc}") from exc
         records[record.key] = record

@@ -327,3 +327,51 @@ def test_overlapping_groups_name_the_group_and_the_runs():
     assert "method prompt, model a, task binary, level easy" in found[0]
     assert "runs/one" in found[0] and "runs/two" in found[0] and "runs/three" not in found[0]
     assert overlapping_groups(metrics[1:], ["two", "three"]) == []
+
+
+# --------------------------------------------------------------------------- reading records
+
+
+def test_records_are_copied_byte_for_byte(tmp_path, bench):
+    pieces = [shard_run(tmp_path, "1/2"), shard_run(tmp_path, "2/2")]
+    merge_runs(pieces, tmp_path / "merged")
+    written = {line for piece in pieces
+               for line in (piece / RECORDS_FILE).read_bytes().splitlines()}
+    merged = (tmp_path / "merged" / RECORDS_FILE).read_bytes().splitlines()
+    assert len(merged) == 48 and set(merged) == written
+
+
+def test_a_bad_record_line_is_named_and_nothing_is_written(tmp_path, bench):
+    first = shard_run(tmp_path, "1/2")
+    lines = (first / RECORDS_FILE).read_text().splitlines()
+    row = json.loads(lines[2])
+    row["status"] = "maybe"
+    lines[2] = json.dumps(row)
+    (first / RECORDS_FILE).write_text("\n".join(lines) + "\n")
+    before = listing(tmp_path)
+    with pytest.raises(DataError) as caught:
+        merge_runs([first, shard_run(tmp_path, "2/2")], tmp_path / "merged")
+    message = str(caught.value)
+    assert str(first / RECORDS_FILE) in message and "line 3 is not a valid record" in message
+    assert "status" in message
+    assert not (tmp_path / "merged").exists() and set(before) <= set(listing(tmp_path))
+
+
+def test_the_parallel_reader_gives_the_same_merge(tmp_path, bench, monkeypatch):
+    from nutrireason.runs import merge
+
+    pieces = [shard_run(tmp_path, "1/2"), shard_run(tmp_path, "2/2")]
+    merge_runs(pieces, tmp_path / "serial")
+    monkeypatch.setattr(merge, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(merge.os, "cpu_count", lambda: 2)
+    merge_runs(pieces, tmp_path / "parallel")
+    assert (tmp_path / "parallel" / RECORDS_FILE).read_bytes() == \
+        (tmp_path / "serial" / RECORDS_FILE).read_bytes()
+
+
+def test_a_killed_runs_partial_last_line_is_ignored(tmp_path, bench):
+    first = shard_run(tmp_path, "1/2")
+    with open(first / RECORDS_FILE, "a") as handle:
+        handle.write('{"key": "half a rec')
+    report = merge_runs([first, shard_run(tmp_path, "2/2")], tmp_path / "merged")
+    assert report.status == "complete" and report.ok == 48

@@ -24,11 +24,13 @@ whose scores.jsonl does not cover its records, is refused with the command that 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
     METRICS_FILE,
     RECORDS_FILE,
@@ -110,14 +112,24 @@ def load_run(run_dir: str | Path) -> RunData:
     return RunData(run_dir, metrics, records, load_scores(run_dir, records))
 
 
-def build_report(run_dirs: list[Path], out: Path) -> Path:
+def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
+                 warn: Callable[[str], None] | None = None) -> Path:
     """Write the tables, plots and ``report.html`` for ``run_dirs`` into ``out``; return the
-    path of report.html."""
+    path of report.html.
+
+    Two runs that score the same (method, model, task, level) group are refused, naming the
+    group and both runs, and nothing is written. With ``keep_last`` the last run given holds
+    the group in the tables and each overlap is passed to ``warn`` and listed at the top of
+    report.html."""
     from nutrireason.report import html, plots, tables
 
     if not run_dirs:
         raise DataError(None, "no run directories given")
     runs = [load_run(path) for path in run_dirs]
+    overlaps = _overlaps(runs, keep_last)
+    for message in overlaps:
+        if warn is not None:
+            warn(message)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
@@ -131,4 +143,17 @@ def build_report(run_dirs: list[Path], out: Path) -> Path:
     radar = plots.fam_radar_plot(tables.fam_condition_frame(metrics), out)
     if radar is not None:
         figures.append(radar)
-    return html.write_html(runs, built, figures, out / "report.html")
+    return html.write_html(runs, built, figures, out / "report.html", warnings=overlaps)
+
+
+def _overlaps(runs: list[RunData], keep_last: bool) -> list[str]:
+    """The groups two or more runs score: refused, or (``keep_last``) messages saying which
+    run's numbers the tables show."""
+    names = [str(run.path) for run in runs]
+    found = overlapping_groups([run.metrics for run in runs], names)
+    if found and not keep_last:
+        more = f" ({len(found) - 1} more groups overlap too)" if len(found) > 1 else ""
+        raise DataError(None, f"{found[0]}{more}; no report was written",
+                        expected="runs that score different groups, or --keep-last to show "
+                                 "the last run's numbers for each shared group")
+    return [f"{message}; the tables show the last of them" for message in found]

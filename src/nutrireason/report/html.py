@@ -226,7 +226,8 @@ def _figure(plot: Plot) -> dict[str, Any]:
             "svg_file": plot.svg.name}
 
 
-def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot]) -> str:
+def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot],
+                warnings: Sequence[str] = ()) -> str:
     data = samples_data(runs)
     bert_models = ordered(m for run in runs
                           if (m := run.metrics.get("bertscore_model")) is not None)
@@ -238,10 +239,10 @@ def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[P
         plots=[_figure(p) for p in plots if p.section != "fam"],
         fam_plots=[_figure(p) for p in plots if p.section == "fam"],
         bert_models=bert_models, total=len(data["samples"]), filters=filters(data),
-        samples_json=Markup(script_json(data)),
+        samples_json=Markup(script_json(data)), warnings=list(warnings),
     )
 
 
 def write_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot],
-               path: Path) -> Path:
-    return write_text_atomic(path, render_html(runs, tables, plots))
+               path: Path, warnings: Sequence[str] = ()) -> Path:
+    return write_text_atomic(path, render_html(runs, tables, plots, warnings))

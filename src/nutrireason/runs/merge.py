@@ -9,7 +9,9 @@ limit, concurrency, cache, retries, versions) each input's value is kept in ``me
 Records are merged by record key. A sample in several folders with the same answer (status,
 parsed answer, parse_ok and raw responses) is kept once; an ok record replaces an error record;
 two error records count as the same; two different answers stop the merge, naming the key and
-both folders. The merged folder is written whole or not at all: the files are written into a
+both folders. Each record's line is copied byte for byte; the merge reads only the fields it
+compares (``nutrireason score`` validates whole records). The merged folder is written whole or
+not at all: the files are written into a
 temporary folder beside ``out`` that is renamed to ``out`` at the end.
 
 :func:`overlapping_groups` is the report's check that no (method, model, task, level) group is
@@ -23,16 +25,19 @@ import os
 import shutil
 import tempfile
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.io import file_mode
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
-from nutrireason.schema import RECORDS_FILE, Record, read_records
+from nutrireason.schema import RECORDS_FILE
 
 # What makes two folders pieces of one run: the fields a resumed run must agree on.
 RUN_FIELDS = (*IDENTITY_FIELDS, "settings")
@@ -41,6 +46,64 @@ PER_FOLDER_FIELDS = ("status", "counts", "summary", "owner", "recovered", "updat
                      "shard", "merged_from", "merge")
 SAME_RUN = "pieces of one run: the same benchmark file, methods, models and settings"
 _GROUP_KEYS = ("method", "model", "task", "level")
+# Above this many bytes of records in all, the folders' records are read in parallel processes.
+PARALLEL_BYTES = 64 * 1024 * 1024
+
+
+class _Identity(BaseModel):
+    """The fields of a record every merge reads; the rest of each line is copied byte for byte
+    (``nutrireason score`` validates whole records when it reads the merged run)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str
+    item_id: str
+    method: str
+    model: str
+    status: Literal["ok", "error"]
+
+
+class _Answer(BaseModel):
+    """The fields compared when two folders hold the same sample."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    status: Literal["ok", "error"]
+    parsed: Any = None
+    parse_ok: bool = False
+    responses: list[str] = Field(default_factory=list)
+
+
+class _Line(NamedTuple):
+    """One record as the merge sees it: its identity and where its line lies in its folder's
+    records.jsonl (lines are not carried between processes)."""
+
+    key: str
+    order: tuple[str, str, str]  # (item id, method, model): the merged file's order
+    status: str
+    folder: int  # index of the folder whose file holds the line
+    start: int
+    end: int
+
+
+class _Columns(NamedTuple):
+    """One file's records as columns (cheap to send from a worker process), or its problem."""
+
+    keys: list[str]
+    items: list[str]
+    methods: list[str]
+    models: list[str]
+    statuses: list[str]
+    starts: list[int]
+    ends: list[int]
+    problem: str | None = None
+
+    def lines(self, folder: int) -> list[_Line]:
+        rows = zip(self.keys, self.items, self.methods, self.models, self.statuses,
+                   self.starts, self.ends, strict=True)
+        last = {key: _Line(key, (item, method, model), status, folder, start, end)
+                for key, item, method, model, status, start, end in rows}
+        return list(last.values())
 
 
 @dataclass
@@ -81,7 +144,8 @@ class _Folder:
     path: Path
     manifest: dict[str, Any]
     shard: Shard | None
-    records: list[Record]
+    records: list[_Line]
+    data: bytes = b""  # records.jsonl up to its last full line
 
     @property
     def manifest_path(self) -> Path:
@@ -90,7 +154,7 @@ class _Folder:
 
 @dataclass
 class _Merged:
-    records: dict[str, Record] = field(default_factory=dict)
+    records: dict[str, _Line] = field(default_factory=dict)
     source: dict[str, int] = field(default_factory=dict)  # key -> index of the input kept
     overlaps: int = 0
     replaced: list[str] = field(default_factory=list)
@@ -114,10 +178,11 @@ def merge_runs(run_dirs: list[Path], out: Path) -> MergeReport:
     _check_distinct([Path(p) for p in run_dirs])
     folders = [_load_folder(Path(p)) for p in run_dirs]
     _check_same_run(folders)
+    _read_lines(folders)
     merged = _merge_records(folders)
     report = _report(out, folders, merged)
-    records = sorted(merged.records.values(), key=lambda r: (r.item_id, r.method, r.model))
-    _write_run(out, records, _merged_manifest(folders, report))
+    records = sorted(merged.records.values(), key=lambda r: r.order)
+    _write_run(out, [_line(r, folders) for r in records], _merged_manifest(folders, report))
     return report
 
 
@@ -140,7 +205,8 @@ def _check_distinct(paths: list[Path]) -> None:
 
 
 def _load_folder(path: Path) -> _Folder:
-    """A finished run folder's manifest (checked) and records."""
+    """A finished run folder's manifest (checked); its records are read by :func:`_read_lines`
+    once every manifest has been checked."""
     if not path.is_dir():
         raise DataError(path, "no such run folder", expected="a run folder from `nutrireason run`")
     for name in (MANIFEST_FILE, RECORDS_FILE):
@@ -149,8 +215,66 @@ def _load_folder(path: Path) -> _Folder:
                             expected="a run folder from `nutrireason run`")
     manifest = _read_manifest(path / MANIFEST_FILE)
     _check_finished(path, manifest)
-    return _Folder(path, manifest, Shard.from_manifest(manifest, path / MANIFEST_FILE),
-                   read_records(path))
+    return _Folder(path, manifest, Shard.from_manifest(manifest, path / MANIFEST_FILE), [])
+
+
+def _read_lines(folders: list[_Folder]) -> None:
+    """Read every folder's records, in parallel processes when there are many."""
+    paths = [folder.path / RECORDS_FILE for folder in folders]
+    size = sum(path.stat().st_size for path in paths)
+    workers = min(len(paths), os.cpu_count() or 1)
+    if size > PARALLEL_BYTES and workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(_columns, paths))
+    else:
+        results = [_columns(path) for path in paths]
+    for index, (folder, path, columns) in enumerate(zip(folders, paths, results, strict=True)):
+        if columns.problem is not None:
+            raise DataError(path, columns.problem,
+                            expected="records written by `nutrireason run`")
+        folder.records = columns.lines(index)
+        folder.data = _full_lines(path)
+
+
+def _full_lines(path: Path) -> bytes:
+    """A records.jsonl up to its last full line (a killed run may leave a partial last line,
+    which the engine ignores too)."""
+    data = path.read_bytes()
+    return data[:data.rfind(b"\n") + 1]
+
+
+def _columns(path: Path) -> _Columns:
+    """The records of one records.jsonl in file order, or the problem with its first bad
+    line."""
+    data = _full_lines(path)
+    columns = _Columns([], [], [], [], [], [], [])
+    start = number = 0
+    while start < len(data):
+        end = data.index(b"\n", start)
+        number += 1
+        line = data[start:end]
+        if line.strip():
+            try:
+                record = _Identity.model_validate_json(line)
+            except ValidationError as exc:
+                return columns._replace(problem=f"line {number} is not a valid record: {exc}")
+            values = (record.key, record.item_id, record.method, record.model, record.status,
+                      start, end)
+            for column, value in zip(columns[:7], values, strict=True):
+                column.append(value)
+        start = end + 1
+    return columns
+
+
+def _answer(record: _Line, folders: list[_Folder]) -> _Answer:
+    return _Answer.model_validate_json(folders[record.folder].data[record.start:record.end])
+
+
+def _same_answer(one: _Line, other: _Line, folders: list[_Folder]) -> bool:
+    """What must agree for two records of one sample to be the same; errors all agree."""
+    if one.status == "error" and other.status == "error":
+        return True
+    return _answer(one, folders) == _answer(other, folders)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -251,7 +375,7 @@ def _merge_records(folders: list[_Folder]) -> _Merged:
     return merged
 
 
-def _add(merged: _Merged, record: Record, index: int, folders: list[_Folder]) -> None:
+def _add(merged: _Merged, record: _Line, index: int, folders: list[_Folder]) -> None:
     """Merge one record into ``merged``: new, repeated, replacing an error, or a conflict."""
     key = record.key
     kept = merged.records.get(key)
@@ -262,23 +386,17 @@ def _add(merged: _Merged, record: Record, index: int, folders: list[_Folder]) ->
         merged.source[key] = index
     elif kept.status == "ok" and record.status == "error":
         merged.replaced.append(key)
-    elif _answer(kept) == _answer(record):
+    elif _same_answer(kept, record, folders):
         merged.overlaps += 1
     else:
         first = folders[merged.source[key]].path
-        merged.conflicts.append(f"record {key!r} in {first} ({_show(kept)}) and in "
-                                f"{folders[index].path} ({_show(record)})")
+        merged.conflicts.append(f"record {key!r} in {first} ({_show(kept, folders)}) and in "
+                                f"{folders[index].path} ({_show(record, folders)})")
 
 
-def _answer(record: Record) -> tuple[Any, ...]:
-    """What must agree for two records of one sample to be the same; errors all agree."""
-    if record.status == "error":
-        return ("error",)
-    return (record.status, record.parsed, record.parse_ok, record.responses)
-
-
-def _show(record: Record) -> str:
-    text = f"parsed {record.parsed!r}, parse_ok {record.parse_ok}"
+def _show(record: _Line, folders: list[_Folder]) -> str:
+    fields = _answer(record, folders)
+    text = f"parsed {fields.parsed!r}, parse_ok {fields.parse_ok}"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
@@ -381,13 +499,17 @@ def _source(folder: _Folder, summary: MergeInput) -> dict[str, Any]:
             "git": manifest.get("git"), "versions": manifest.get("versions")}
 
 
-def _write_run(out: Path, records: list[Record], manifest: dict[str, Any]) -> None:
+def _line(record: _Line, folders: list[_Folder]) -> bytes:
+    return folders[record.folder].data[record.start:record.end + 1]
+
+
+def _write_run(out: Path, lines: list[bytes], manifest: dict[str, Any]) -> None:
     """Write the merged folder into a temporary folder beside ``out``, then rename it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".merging", dir=out.parent))
     try:
-        (tmp / RECORDS_FILE).write_text("".join(r.model_dump_json() + "\n" for r in records),
-                                        encoding="utf-8")
+        with open(tmp / RECORDS_FILE, "wb") as handle:
+            handle.writelines(lines)
         (tmp / RECORDS_FILE).chmod(file_mode())
         write_manifest(tmp, manifest)
         tmp.chmod(file_mode() | (file_mode() & 0o444) >> 2)
