@@ -49,6 +49,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # orchestration: every stage, but not the entry points
     "pipeline": frozenset({"errors", "paths", "io", "schema", "standards", "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report"}),
+    # adapters for other tools (datasets, inspect_ai, lm-eval): read builds, reuse the methods
+    # and scoring; never the CLI, the pipeline or the report
+    "interop": LEAVES | {"standards", "models", "ngqa", "fam", "methods", "runs", "scoring"},
     "demo": ANYTHING,
     "cli": ANYTHING,
     "__main__": ANYTHING,

@@ -25,7 +25,8 @@ GROUPS = {"data": "Offline data bundles: pull and inspect.",
           "ngqa": "NGQA benchmark construction.",
           "standards": "Standards files (thresholds, condition maps).",
           "fam": "FAM-Bench construction: annotation, instances, statistics.",
-          "recipes": "Recipe corpora: parse, match to USDA SR28, nutrition."}
+          "recipes": "Recipe corpora: parse, match to USDA SR28, nutrition.",
+          "export": "The benchmarks for other tools: Hugging Face datasets, lm-eval, GraphML."}
 for _name, _help in GROUPS.items():
     app.add_typer(typer.Typer(help=_help, no_args_is_help=True), name=_name)
 VERBOSE = False  # --verbose: tracebacks with toolkit errors, library logs on stderr
@@ -404,6 +405,51 @@ def report_command(run_dirs: Annotated[list[Path], arg("Scored run directories."
     from nutrireason.report import build_report
 
     console.print(f"wrote {build_report(list(run_dirs), out, keep_last, warn=note)}")
+
+
+@command("export hf")
+def export_hf_command(
+    builds: Annotated[list[Path] | None, arg(
+        "Built benchmark folders (default: the NGQA and FAM-Bench builds in the data home).")]
+    = None,
+    out: Annotated[Path, opt("A new folder for the dataset.")] = Path("nutrireason-hf"),
+) -> None:
+    """A Hugging Face dataset folder: Parquet and JSONL per config, and a dataset card."""
+    from nutrireason.interop.hf import default_builds, export_hf
+
+    export = export_hf(list(builds) if builds else default_builds(), out)
+    console.print(f"wrote {len(export.configs)} configs "
+                  f"({', '.join(c.name for c in export.configs)}) and README.md to {out}")
+
+
+@command("export lm-eval")
+def export_lm_eval_command(
+    out: Annotated[Path, arg("A new folder for the task files.")],
+    ngqa_build: Annotated[Path | None, opt("NGQA build (default: the data home's).")] = None,
+    fam_build: Annotated[Path | None, opt("FAM-Bench build (default: the data home's).")]
+    = None,
+) -> None:
+    """lm-evaluation-harness task YAMLs (use with `lm_eval --include_path OUT`)."""
+    from nutrireason.interop.lm_eval_export import export_lm_eval
+
+    written = export_lm_eval(out, ngqa_build, fam_build)
+    console.print(f"wrote {len(written)} files to {out}; run e.g. `lm_eval --include_path "
+                  f"{out} --tasks nutrireason_ngqa_binary_complex_plain ...`")
+
+
+@command("export graphml")
+def export_graphml_command(
+    build: Annotated[Path | None, arg("NGQA build (default: the data home's).")] = None,
+    out: Annotated[Path, opt("GraphML file to write.")] = Path("ngqa-graph.graphml"),
+) -> None:
+    """The NGQA knowledge graph as GraphML (nodes with type and label, edges with relation)."""
+    from nutrireason.interop.graph import export_graphml
+    from nutrireason.paths import data_home
+    from nutrireason.schema import get_benchmark
+
+    folder = build or data_home() / "builds" / get_benchmark("ngqa").build_dir
+    nodes, edges = export_graphml(folder, out)
+    console.print(f"wrote {out}: {nodes:,} nodes, {edges:,} edges")
 
 
 @command("demo")

@@ -46,7 +46,7 @@ from nutrireason.ngqa.questions import (
 from nutrireason.recipes.foods import FoodTables
 from nutrireason.standards import Standards, load_standards
 
-GENERATOR = f"nutrireason {__version__} ngqa-build 2"
+GENERATOR = f"nutrireason {__version__} ngqa-build 3"
 # Standards files an NGQA build depends on besides its data inputs.
 RULE_FILES = ("ngqa.yaml", "conditions.yaml", "nutrients.yaml")
 
@@ -217,13 +217,15 @@ def _share(flags) -> float:
 
 def graph_tables(profiles: list[UserProfile], qfoods: pd.DataFrame, standards: Standards
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The whole knowledge graph as node and edge tables (ids are type-prefixed)."""
+    """The whole knowledge graph as node and edge tables (ids are type-prefixed). A node's
+    label is the name questions use: a food's description (its id is the recipe or SR28 id),
+    every other node's own name."""
     nodes: dict[str, tuple[str, str]] = {}
     edges: list[tuple[str, str, str]] = []
 
-    def node(kind: str, label: str) -> str:
-        key = f"{kind}:{label}"
-        nodes.setdefault(key, (kind, label))
+    def node(kind: str, name: str, label: str | None = None) -> str:
+        key = f"{kind}:{name}"
+        nodes.setdefault(key, (kind, name if label is None else label))
         return key
 
     for condition in standards.conditions.conditions:
@@ -231,7 +233,7 @@ def graph_tables(profiles: list[UserProfile], qfoods: pd.DataFrame, standards: S
         source = node(kind, condition.node_name)
         edges += [(source, "need", node("nutrient_tag", tag)) for tag in condition.tags]
     for food in qfoods.to_dict(orient="records"):
-        source = node("food", food["food_id"])
+        source = node("food", food["food_id"], food["description"])
         edges.append((source, "belongs to", node("food_category", food["category"])))
         edges += [(source, "has", node("ingredient", i)) for i in food["ingredients"]]
         edges += [(source, "belongs to", node("nutrient_tag", t)) for t in food["tags"]]

