@@ -250,7 +250,7 @@ def graph_tables(profiles: list[UserProfile], qfoods: pd.DataFrame, standards: S
 
 def load_graph(out: str | Path) -> nx.MultiDiGraph:
     """The built knowledge graph as a networkx MultiDiGraph (node attrs type, label)."""
-    out = Path(out)
+    out = Path(out).expanduser()
     nodes = pd.read_parquet(out / "graph" / "nodes.parquet")
     edges = pd.read_parquet(out / "graph" / "edges.parquet")
     graph = nx.MultiDiGraph()
