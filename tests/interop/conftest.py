@@ -14,7 +14,8 @@ def need(module: str) -> None:
     """Skip with a clear reason when an optional interop package is not installed."""
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"{module} is not installed (install the extra: "
-                    "pip install -e '.[interop]'; scripts/test.sh does)")
+                    "pip install -e '.[interop]'; scripts/test.sh does)",
+                    allow_module_level=True)
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ NGQA_CONFIGS = [f"{level}_{task}" for level in ("sparse", "standard", "complex")
 
 @pytest.fixture(scope="module")
 def exported(ngqa_build, fam_build, tmp_path_factory) -> Path:
+    need("datasets")  # the card's features are written with datasets
     out = tmp_path_factory.mktemp("hf") / "dataset"
     export_hf([ngqa_build, fam_build], out)
     return out
@@ -135,6 +136,7 @@ def test_an_unknown_item_field_is_named_and_nothing_is_written(fam_build, tmp_pa
 
 
 def test_export_hf_through_the_cli(fam_build, tmp_path):
+    need("datasets")
     out = tmp_path / "fam-dataset"
     result = CliRunner().invoke(app, ["export", "hf", str(fam_build), "--out", str(out)])
     assert result.exit_code == 0, result.output
