@@ -36,6 +36,10 @@ EXPECTED_COMMANDS = {
     ("fam", "propose"),
     ("fam", "stats"),
     ("report",),
+    ("export",),
+    ("export", "hf"),
+    ("export", "lm-eval"),
+    ("export", "graphml"),
 }
 
 

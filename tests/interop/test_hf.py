@@ -157,3 +157,17 @@ def test_food_nodes_carry_the_name_the_questions_use(ngqa_build, tmp_path):
     kinds = {data["type"] for _, data in graph.nodes(data=True)}
     assert {"user", "food", "ingredient", "nutrient_tag", "health_condition"} <= kinds
     assert {data["relation"] for *_, data in graph.edges(data=True)} >= {"has", "need"}
+
+
+def test_export_graphml_and_lm_eval_through_the_cli(ngqa_build, fam_build, tmp_path):
+    out = tmp_path / "graph.graphml"
+    result = CliRunner().invoke(app, ["export", "graphml", str(ngqa_build), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert nx.read_graphml(out).number_of_nodes() > 1000
+    tasks = tmp_path / "tasks"
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(tasks), "--ngqa-build",
+                                      str(ngqa_build), "--fam-build", str(fam_build)])
+    assert result.exit_code == 0, result.output
+    assert (tasks / "nutrireason_ngqa_binary_complex_plain.yaml").is_file()
+    result = CliRunner().invoke(app, ["export", "graphml", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1 and "not an NGQA build folder" in " ".join(result.output.split())
