@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -86,10 +87,26 @@ def write_parquet_atomic(target: str | Path, frame: pd.DataFrame) -> Path:
     return Path(target)
 
 
-def write_jsonl_atomic(target: str | Path, rows: Iterable[Any]) -> Path:
-    """One JSON object per line (keys sorted, UTF-8 kept), written atomically."""
-    return write_text_atomic(target, "".join(json.dumps(row, ensure_ascii=False, sort_keys=True)
-                                             + "\n" for row in rows))
+def write_jsonl_atomic(target: str | Path, rows: Iterable[Any], strict: bool = True) -> Path:
+    """One JSON object per line (keys sorted, UTF-8 kept), written atomically. ``strict``
+    lines are strict JSON: a NaN or infinite number (SR28's "not measured") is written as
+    null; otherwise it is written as ``NaN``, which Python's and pydantic's readers take back."""
+    if strict:
+        rows = (finite(row) for row in rows)
+    return write_text_atomic(target, "".join(
+        json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=not strict) + "\n"
+        for row in rows))
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (in dicts and lists too) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value
 
 
 def read_jsonl(path: str | Path, what: str, missing: str) -> list[dict[str, Any]]:

@@ -383,7 +383,9 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
              "groups": run_dir / GROUPS_CSV, "condition": run_dir / CONDITIONS_CSV,
              "diet": run_dir / DIETS_CSV}
     # scores.jsonl first: a metrics.json newer than the records always has its scores beside it.
-    write_jsonl_atomic(paths["scores"], (s.model_dump(mode="json") for s in samples))
+    # not strict: a per-sample value may be NaN (undefined) and must read back as a float
+    write_jsonl_atomic(paths["scores"], (s.model_dump(mode="json") for s in samples),
+                       strict=False)
     write_json_atomic(paths["json"], scores)
     rows = []
     for g in scores["groups"]:

@@ -1,0 +1,34 @@
+"""FAM-Bench files are strict JSON: SR28's "not measured" (NaN) is written as null."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from nutrireason.io import write_jsonl_atomic
+
+
+def strict(constant: str) -> None:
+    raise AssertionError(f"{constant} is not JSON")
+
+
+def test_the_build_files_hold_no_nan(real_build):
+    nulls = 0
+    for name in ("dish.jsonl", "rank.jsonl"):
+        for line in (real_build / name).read_text(encoding="utf-8").splitlines():
+            json.loads(line, parse_constant=strict)
+            nulls += line.count('"sugar": null')
+    assert nulls > 0  # SR28 lacks sugar for some foods: those are null now, not NaN
+
+
+def test_strict_lines_write_null_and_loose_lines_keep_nan(tmp_path):
+    rows = [{"a": math.nan, "b": [1.5, math.inf, {"c": -math.inf}], "d": "x"}]
+    write_jsonl_atomic(tmp_path / "strict.jsonl", rows)
+    assert json.loads((tmp_path / "strict.jsonl").read_text(), parse_constant=strict) == \
+        {"a": None, "b": [1.5, None, {"c": None}], "d": "x"}
+    write_jsonl_atomic(tmp_path / "loose.jsonl", rows, strict=False)
+    assert math.isnan(json.loads((tmp_path / "loose.jsonl").read_text())["a"])
+    with pytest.raises(AssertionError):
+        json.loads((tmp_path / "loose.jsonl").read_text(), parse_constant=strict)
