@@ -57,3 +57,27 @@ def recipe_build(tmp_path_factory, resolver) -> Path:
     out = tmp_path_factory.mktemp("recipes")
     build_corpus(load_wikibooks(real_bundle("recipes")), resolver, out, [], workers=2)
     return out
+
+
+# The FAM-Bench annotation pool and instances, built once from the real offline recipe build
+# (the FAM-Bench and the interop tests read them).
+
+
+@pytest.fixture(scope="session")
+def fam_pool(recipe_build, sr28, tmp_path_factory) -> Path:
+    """``fam annotate`` over the whole offline recipe build (rules only)."""
+    from nutrireason.fam.pool import build_pool, read_recipes
+
+    pool_dir = tmp_path_factory.mktemp("pool")
+    build_pool(read_recipes(recipe_build / "recipes.jsonl"), sr28, pool_dir)
+    return pool_dir
+
+
+@pytest.fixture(scope="session")
+def real_build(fam_pool, recipe_build, sr28, tmp_path_factory) -> Path:
+    """``fam build`` (both splits) from that pool."""
+    from nutrireason.fam.build import build_fam
+
+    out = tmp_path_factory.mktemp("fam")
+    build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out)
+    return out

@@ -35,13 +35,7 @@ def ngqa_build(nhanes_bundle_dirs, recipe_build, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def fam_build(recipe_build, sr28, tmp_path_factory) -> Path:
-    """A FAM-Bench benchmark folder (``fam annotate`` then ``fam build``) from the real bundles."""
-    from nutrireason.fam.build import build_fam
-    from nutrireason.fam.pool import build_pool, read_recipes
-
-    pool = tmp_path_factory.mktemp("pool")
-    build_pool(read_recipes(recipe_build / "recipes.jsonl"), sr28, pool)
-    out = tmp_path_factory.mktemp("fam")
-    build_fam(pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out)
-    return out
+def fam_build(real_build) -> Path:
+    """A FAM-Bench benchmark folder (``fam annotate`` then ``fam build``) from the real bundles
+    (the session's ``real_build``, shared with the FAM-Bench tests)."""
+    return real_build
