@@ -128,6 +128,19 @@ def read_jsonl(path: str | Path, what: str, missing: str) -> list[dict[str, Any]
     return rows
 
 
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    """A JSON file holding one object (a manifest); bad JSON or another value is a DataError
+    naming the file."""
+    path = Path(path)
+    try:
+        data = json.loads(read_text_utf8(path, "JSON file"))
+    except ValueError as exc:
+        raise DataError(path, f"not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise DataError(path, "not a JSON object", expected="a JSON object")
+    return data
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     """Hex sha256 of a file, read in chunks."""
     digest = hashlib.sha256()

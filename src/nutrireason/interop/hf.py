@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nutrireason.errors import DataError, MissingDependency
+from nutrireason.io import read_json_object, read_jsonl
 from nutrireason.paths import data_home
 from nutrireason.schema import get_benchmark
 
@@ -105,7 +106,7 @@ def build_kind(build: Path) -> str:
     if not manifest_path.is_file():
         raise DataError(build, "no manifest.json: not a built benchmark folder",
                         expected="the output of `nutrireason ngqa build` or `fam build`")
-    manifest = _read_json(manifest_path)
+    manifest = read_json_object(manifest_path)
     if manifest.get("artifact") == "ngqa":
         return "ngqa"
     if (build / "dish.jsonl").is_file() or (build / "rank.jsonl").is_file():
@@ -113,16 +114,6 @@ def build_kind(build: Path) -> str:
     raise DataError(manifest_path, "neither an NGQA nor a FAM-Bench build",
                     field="artifact", value=manifest.get("artifact"),
                     expected="an NGQA build (artifact ngqa) or a FAM-Bench build (dish.jsonl)")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(path, f"not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise DataError(path, "not a JSON object")
-    return data
 
 
 def config_files(kind: str, build: Path) -> list[tuple[str, str, str, Path]]:
@@ -138,20 +129,11 @@ def config_files(kind: str, build: Path) -> list[tuple[str, str, str, Path]]:
 
 
 def read_items(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise DataError(path, "item file not found", expected="a complete benchmark build")
-    items = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as exc:
-                raise DataError(path, f"line {number} is not valid JSON: {exc}") from exc
-            if not isinstance(item, dict):
-                raise DataError(path, f"line {number} is not an object")
-            items.append(item)
+    """The items of one benchmark file, each a JSON object."""
+    items = read_jsonl(path, "item file", "a complete benchmark build")
+    for number, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            raise DataError(path, f"item {number} is not a JSON object")
     return items
 
 
@@ -408,7 +390,7 @@ _CITATION = [
 def _builds_section(export: HfExport) -> list[str]:
     lines = ["## The builds exported", ""]
     for kind, build in export.builds.items():
-        manifest = _read_json(build / "manifest.json")
+        manifest = read_json_object(build / "manifest.json")
         lines += [f"### {get_benchmark(kind).title}", "",
                   f"- generator: `{manifest.get('generator', 'unknown')}`"]
         if "seed" in manifest:

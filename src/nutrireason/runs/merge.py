@@ -33,7 +33,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import file_mode
+from nutrireason.io import file_mode, read_json_object
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
@@ -278,12 +278,7 @@ def _same_answer(one: _Line, other: _Line, folders: list[_Folder]) -> bool:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(path, f"not valid JSON: {exc}") from exc
-    if not isinstance(manifest, dict):
-        raise DataError(path, "not a manifest", expected="a JSON object")
+    manifest = read_json_object(path)
     _check_field(path, manifest, "benchmark_sha256", str, "the benchmark file's sha256")
     _check_field(path, manifest, "benchmark_items", int, "the number of benchmark items")
     _check_field(path, manifest, "methods", list, "the run's methods")
