@@ -75,9 +75,13 @@ def write_text_atomic(target: str | Path, text: str) -> Path:
     return Path(target)
 
 
-def write_json_atomic(target: str | Path, data: Any) -> Path:
-    """Write ``data`` as stable, indented JSON atomically."""
-    return write_text_atomic(target, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+def write_json_atomic(target: str | Path, data: Any, strict: bool = True) -> Path:
+    """Write ``data`` as stable, indented JSON atomically; ``strict`` writes NaN and infinite
+    numbers as null (see :func:`write_jsonl_atomic`)."""
+    if strict:
+        data = finite(data)
+    return write_text_atomic(target, json.dumps(data, indent=2, sort_keys=True, default=str,
+                                                allow_nan=not strict) + "\n")
 
 
 def write_parquet_atomic(target: str | Path, frame: pd.DataFrame) -> Path:

@@ -32,3 +32,14 @@ def test_strict_lines_write_null_and_loose_lines_keep_nan(tmp_path):
     assert math.isnan(json.loads((tmp_path / "loose.jsonl").read_text())["a"])
     with pytest.raises(AssertionError):
         json.loads((tmp_path / "loose.jsonl").read_text(), parse_constant=strict)
+
+
+def test_json_files_are_strict_unless_asked(tmp_path):
+    from nutrireason.io import write_json_atomic
+
+    data = {"code": math.nan, "high_from": [math.inf, 2.0]}
+    write_json_atomic(tmp_path / "manifest.json", data)
+    assert json.loads((tmp_path / "manifest.json").read_text(), parse_constant=strict) == \
+        {"code": None, "high_from": [None, 2.0]}
+    write_json_atomic(tmp_path / "metrics.json", data, strict=False)
+    assert math.isnan(json.loads((tmp_path / "metrics.json").read_text())["code"])

@@ -386,7 +386,7 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
     # not strict: a per-sample value may be NaN (undefined) and must read back as a float
     write_jsonl_atomic(paths["scores"], (s.model_dump(mode="json") for s in samples),
                        strict=False)
-    write_json_atomic(paths["json"], scores)
+    write_json_atomic(paths["json"], scores, strict=False)  # NaN: a metric undefined here
     rows = []
     for g in scores["groups"]:
         head = [g["method"], g["model"], g["task"], g["level"], g["n"], g["errors"],
