@@ -444,11 +444,8 @@ def export_graphml_command(
 ) -> None:
     """The NGQA knowledge graph as GraphML (nodes with type and label, edges with relation)."""
     from nutrireason.interop.graph import export_graphml
-    from nutrireason.paths import data_home
-    from nutrireason.schema import get_benchmark
 
-    folder = build or data_home() / "builds" / get_benchmark("ngqa").build_dir
-    nodes, edges = export_graphml(folder, out)
+    nodes, edges = export_graphml(build, out)
     console.print(f"wrote {out}: {nodes:,} nodes, {edges:,} edges")
 
 

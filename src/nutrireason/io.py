@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -18,11 +19,20 @@ import pandas as pd
 from nutrireason.errors import DataError
 
 
-def file_mode() -> int:
-    """The mode a new file gets under the process umask (0o644 under the usual 0o022)."""
+def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the process umask (0o644 under the usual 0o022)."""
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """The mode a new folder gets under the process umask (0o755 under the usual 0o022)."""
+    return 0o777 & ~_umask()
 
 
 @contextmanager
@@ -66,6 +76,38 @@ def _encoding_hint(data: bytes) -> str:
         return f" (the file decodes as {encoding}: convert it, e.g. `iconv -f {encoding} " \
             "-t utf-8`)"
     return ""
+
+
+@contextmanager
+def atomic_folder(target: str | Path) -> Iterator[Path]:
+    """Yield a fresh folder beside ``target`` to fill; on success it takes ``target``'s place
+    (an existing ``target`` is moved aside, and removed once the new folder is in; it comes
+    back if that fails). On an error the fresh folder is removed and ``target`` is left as it
+    was. The folder gets the umask's permissions (``mkdtemp`` alone would leave it 0700)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield fresh
+        fresh.chmod(dir_mode())
+        _swap_in(fresh, target)
+    finally:
+        if fresh.exists():
+            shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _swap_in(fresh: Path, target: Path) -> None:
+    if not target.exists():
+        os.rename(fresh, target)
+        return
+    old = fresh.with_name(f"{fresh.name}.old")
+    os.rename(target, old)
+    try:
+        os.rename(fresh, target)
+    except BaseException:
+        os.rename(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def write_text_atomic(target: str | Path, text: str) -> Path:

@@ -11,15 +11,16 @@ from pathlib import Path
 import networkx as nx
 
 from nutrireason.errors import DataError
+from nutrireason.interop import default_build
 from nutrireason.io import atomic_path
 
 
-def export_graphml(build: Path, out: Path) -> tuple[int, int]:
-    """Write the graph of the NGQA build folder ``build`` to the GraphML file ``out``
-    (atomically); return (nodes, edges)."""
+def export_graphml(build: Path | None, out: Path) -> tuple[int, int]:
+    """Write the graph of the NGQA build folder ``build`` (default: the data home's) to the
+    GraphML file ``out`` (atomically); return (nodes, edges)."""
     from nutrireason.ngqa.build import load_graph
 
-    build = Path(build)
+    build = Path(build) if build is not None else default_build("ngqa")
     for name in ("nodes.parquet", "edges.parquet"):
         if not (build / "graph" / name).is_file():
             raise DataError(build / "graph" / name, "not found: not an NGQA build folder",

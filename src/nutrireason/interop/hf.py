@@ -14,17 +14,14 @@ always null (no images yet) as a nullable string.
 ``README.md`` is the dataset card: the YAML header ``datasets`` and the Hub read (configs,
 splits, features, licence), then the sources and their licences, the build's fingerprints,
 how the gold is made, the known differences from the papers and both papers' citations.
-The folder is written into a temporary folder beside ``out`` and renamed at the end, so a
-failed export leaves nothing behind.
+The folder is filled beside ``out`` and put in place at the end
+(:func:`nutrireason.io.atomic_folder`), so a failed export leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +30,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nutrireason.errors import DataError, MissingDependency
-from nutrireason.io import read_json_object, read_jsonl
-from nutrireason.paths import data_home
+from nutrireason.interop import default_build
+from nutrireason.io import atomic_folder, read_json_object, read_jsonl
 from nutrireason.schema import get_benchmark
 
 SPLIT = "test"
@@ -95,9 +92,8 @@ class HfExport:
 
 def default_builds() -> list[Path]:
     """The built NGQA and FAM-Bench folders in the data home that exist."""
-    home = data_home() / "builds"
-    return [home / get_benchmark(name).build_dir for name in ("ngqa", "fam")
-            if (home / get_benchmark(name).build_dir / "manifest.json").is_file()]
+    return [build for build in map(default_build, ("ngqa", "fam"))
+            if (build / "manifest.json").is_file()]
 
 
 def build_kind(build: Path) -> str:
@@ -231,19 +227,11 @@ def export_hf(builds: list[Path], out: Path) -> HfExport:
             raise DataError(build, f"a second {kind} build (the first is {export.builds[kind]})",
                             expected="at most one NGQA and one FAM-Bench build")
         export.builds[kind] = Path(build)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".export", dir=out.parent))
-    try:
+    with atomic_folder(out) as folder:
         for kind, build in export.builds.items():
             for name, task, level, path in config_files(kind, build):
-                export.configs.append(_write_config(tmp, kind, name, task, level, path))
-        (tmp / "README.md").write_text(dataset_card(export), encoding="utf-8")
-        if out.is_dir():
-            out.rmdir()
-        os.rename(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+                export.configs.append(_write_config(folder, kind, name, task, level, path))
+        (folder / "README.md").write_text(dataset_card(export), encoding="utf-8")
     return export
 
 

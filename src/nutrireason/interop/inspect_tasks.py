@@ -47,6 +47,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
+from nutrireason.interop import default_build
 from nutrireason.io import read_jsonl
 from nutrireason.methods.base import get_method
 from nutrireason.models.types import (
@@ -57,7 +58,6 @@ from nutrireason.models.types import (
     TextPart,
     Usage,
 )
-from nutrireason.paths import builds_dir
 from nutrireason.schema import (
     BenchmarkSpec,
     MethodSpec,
@@ -105,7 +105,7 @@ def fam(task: str = "dish", mode: str = "baseline", input: str = "text",
 def item_file(spec: BenchmarkSpec, build: str | Path | None, task: str, level: str = "") -> Path:
     """The items of ``task`` (and ``level``) in the build folder ``build``, by default the
     data home's build of the benchmark; an unknown task or level is a DataError naming it."""
-    folder = Path(build) if build is not None else builds_dir() / spec.build_dir
+    folder = Path(build) if build is not None else default_build(spec.name)
     return spec.file(folder, task, level)
 
 

@@ -35,9 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,9 +44,10 @@ import yaml
 
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
+from nutrireason.interop import default_build
+from nutrireason.io import atomic_folder
 from nutrireason.methods.base import Method, Prediction, get_method
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
-from nutrireason.paths import data_home
 from nutrireason.schema import (
     BenchmarkSpec,
     Record,
@@ -217,11 +215,6 @@ def corpus_metric(name: str) -> Callable[[Sequence[dict[str, Any]]], float]:
 
 
 # --------------------------------------------------------------------------- the export
-
-
-def default_build(benchmark: str) -> Path:
-    """Where ``nutrireason <benchmark> build`` leaves its benchmark in the data home."""
-    return data_home() / "builds" / get_benchmark(benchmark).build_dir
 
 
 def _first_item(path: Path) -> dict[str, Any]:
@@ -396,39 +389,11 @@ def _replaceable(out: Path) -> bool:
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> list[Path]:
-    """Write ``files`` into a fresh sibling folder, then swap it in for ``out``."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    """Write ``files`` into a fresh folder that then replaces ``out``."""
+    with atomic_folder(out) as folder:
         for name, text in files.items():
-            (fresh / name).write_text(text, encoding="utf-8")
-        fresh.chmod(0o777 & ~_umask())
-        _swap(fresh, out)
-    except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
+            (folder / name).write_text(text, encoding="utf-8")
     return [out / name for name in files]
-
-
-def _swap(fresh: Path, out: Path) -> None:
-    """Put ``fresh`` where ``out`` is; the old ``out`` comes back if that fails."""
-    if not out.exists():
-        fresh.rename(out)
-        return
-    old = out.with_name(f"{fresh.name}.old")
-    out.rename(old)
-    try:
-        fresh.rename(out)
-    except BaseException:
-        old.rename(out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def export_lm_eval(out: Path, ngqa_build: Path | None = None,

@@ -127,8 +127,8 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
         raise DataError(None, "no run directories given")
     runs = [load_run(path) for path in run_dirs]
     overlaps = _overlaps(runs, keep_last)
-    for message in overlaps:
-        if warn is not None:
+    if warn is not None:
+        for message in overlaps:
             warn(message)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

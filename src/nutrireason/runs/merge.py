@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -33,7 +31,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import file_mode, read_json_object
+from nutrireason.io import atomic_folder, read_json_object
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
@@ -499,23 +497,15 @@ def _line(record: _Line, folders: list[_Folder]) -> bytes:
 
 
 def _write_run(out: Path, lines: list[bytes], manifest: dict[str, Any]) -> None:
-    """Write the merged folder into a temporary folder beside ``out``, then rename it."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".merging", dir=out.parent))
+    """Write the merged folder beside ``out`` and put it in place only when it is whole."""
     try:
-        with open(tmp / RECORDS_FILE, "wb") as handle:
-            handle.writelines(lines)
-        (tmp / RECORDS_FILE).chmod(file_mode())
-        write_manifest(tmp, manifest)
-        tmp.chmod(file_mode() | (file_mode() & 0o444) >> 2)
-        try:
-            os.rename(tmp, out)
-        except OSError as exc:
-            raise DataError(out, f"could not be written ({exc.strerror}); nothing was merged",
-                            field="--out", expected="a new (or empty) folder") from exc
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        with atomic_folder(out) as folder:
+            with open(folder / RECORDS_FILE, "wb") as handle:
+                handle.writelines(lines)
+            write_manifest(folder, manifest)
+    except OSError as exc:
+        raise DataError(out, f"could not be written ({exc.strerror or exc}); nothing was "
+                             "merged", field="--out", expected="a new (or empty) folder") from exc
 
 
 # --------------------------------------------------------------------------- printing
