@@ -153,14 +153,13 @@ class Lists:
     """The distinct methods, models, tasks, levels and outcomes; a sample holds indexes."""
 
     def __init__(self) -> None:
-        self.values: dict[str, dict[str, int]] = {name: {} for name in LISTED}
+        self.values = {name: Texts() for name in LISTED}
 
     def add(self, name: str, value: str) -> int:
-        found = self.values[name]
-        return found.setdefault(value, len(found))
+        return self.values[name].add(value)
 
     def as_json(self) -> dict[str, list[str]]:
-        return {name: list(found) for name, found in self.values.items()}
+        return {name: found.values() for name, found in self.values.items()}
 
 
 def sample_row(record: Record, score: SampleScore, lists: Lists, texts: Texts) -> list[Any]:
