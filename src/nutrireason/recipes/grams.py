@@ -20,6 +20,15 @@ MEASURE_UNITS = {"cup": "cup", "cups": "cup", "tbsp": "tablespoon", "tablespoon"
                  "g": "gram", "kg": "kilogram"}
 SLICER_TO_PINT = {"fluid ounce": "fluid_ounce"}
 SIZE_WORDS = ("medium", "large", "small", "extra large", "jumbo")
+# Count units that hold an amount of their own: weighed only by a portion that names them
+# (another portion, a glass of water for "3 ice cubes" or a sprig for "1 bunch", is another
+# amount).
+NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls", "package",
+                     "packages", "packet", "packets", "bag", "bags", "box", "boxes", "jar",
+                     "jars", "bottle", "bottles", "carton", "cartons", "sleeve", "sleeves",
+                     "container", "containers"}
+# A unit word and the word SR28 portions use for it ("1 rib celery" is a stalk).
+UNIT_SYNONYMS = {"rib": "stalk", "ribs": "stalk"}
 
 
 @lru_cache(maxsize=1)
@@ -128,11 +137,23 @@ class Weigher:
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
         wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
                   ([parsed.unit] if own_noun else []) if w]
+        if parsed.unit in UNIT_SYNONYMS and _names(countable, UNIT_SYNONYMS[parsed.unit]):
+            wanted = [UNIT_SYNONYMS[parsed.unit] if w == parsed.unit else w for w in wanted]
+        elif parsed.unit in NO_FALLBACK_UNITS and not _names(countable, parsed.unit):
+            # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
+            # glass of water, a sprig) would be another amount
+            return Weighed(None, None, f"SR28 has no per-{parsed.unit} portion for this food")
         if SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
             portion = _small_piece(countable)
         else:
             portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
+
+
+def _names(portions: list[Portion], unit: str) -> bool:
+    """Some portion's measure names ``unit`` ("slice" in "1 slice, large")."""
+    pattern = re.compile(rf"\b{re.escape(unit.lower().rstrip('s'))}")
+    return any(pattern.search(p.text) for p in portions)
 
 
 def measure_unit(measure: str) -> str | None:
@@ -179,11 +200,15 @@ def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:
     """Per-piece portion: one naming the unit or size word, else medium, else the first; a
     whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
     portions = sorted(portions, key=lambda p: "yield from" in p.text)
-    for word in [*wanted, "medium"]:
-        pattern = re.compile(rf"\b{re.escape(word.lower().rstrip('s'))}")
-        for portion in portions:
-            if pattern.search(portion.text):
-                return portion
+    for index, word in enumerate([*wanted, "medium"]):
+        found = [p for p in portions if _names([p], word)]
+        if found:
+            # "1 head lettuce": of the head portions, the one of the line's size, else medium
+            for size in [*wanted[index + 1:], "medium"]:
+                sized = [p for p in found if _names([p], size)]
+                if sized:
+                    return sized[0]
+            return found[0]
     return portions[0]
 
 

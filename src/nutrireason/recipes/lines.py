@@ -9,6 +9,10 @@ lines has one clear, tested fix:
   read as 16 lbs) and are kept aside, for a measure or state words;
 - :func:`first_alternative`: "X or Y" keeps X ("1 cup yogurt or sour cream");
 - :func:`expand_abbreviations`: "2 TB oil" -> tablespoon; "about", "scant", "heaping" go;
+  "1 - 3 pound whole chicken" is one 3-pound chicken, not a 1-3 pound range;
+- :func:`set_aside_clauses`: "cut into 1/2-inch slices" and "X with Y" leave the main text (a
+  unit word in how a food is cut is not the line's unit; "cream cheese with chives" is cream
+  cheese); they are kept aside with the parentheticals;
 - :func:`leading_quantity`: the number that starts the line ("1 1/2", "1-1/2", "½", "2-3" as
   the middle of the range, "2 14-ounce cans" as 2 x 14 ounces);
 - :func:`paren_measure`: a measure in a parenthetical ("(15 oz)", "(about 3 pounds)", "(220g)");
@@ -66,6 +70,7 @@ def strip_noise(text: str) -> str:
     text = text.replace("⁄", "/").replace("–", "-").replace("—", "-")
     text = re.sub(r"\d+\s*°\s*[FC]?(?:\s*(?:to|-)\s*\d+\s*°\s*[FC]?)?", " ", text)
     text = re.sub(r"\[[^\]]*\]", " ", text)
+    text = re.sub(r"(?i)\b(?:pre|par)-?(cooked)\b", r"\1", text)  # "pre-cooked rice"
     text = re.sub(r"[^\w\s/\-.,()%'&;:+]", " ", text)
     return " ".join(text.split())
 
@@ -119,6 +124,9 @@ def _food_words(text: str) -> list[str]:
 
 def expand_abbreviations(text: str) -> str:
     """"TB"/"T" (capital) -> tablespoon, "c." -> cup; approximators dropped; " - " joins."""
+    # "1 - 3 pound whole chicken": one item of a size given by a singular unit, not a range
+    text = re.sub(r"^1\s+-\s+(\d+(?:\.\d+)?)[\s-]*(pound|ounce)\b(?!s)", r"1 \1-\2", text,
+                  flags=re.I)
     text = re.sub(r"(\d)\s+-\s+(\d)", r"\1-\2", text)  # "8 - 10 cups" is a range
     text = re.sub(r"(?<=\d)\s*(?:TB|Tb|T)\b\.?", " tablespoon", text)
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
@@ -128,6 +136,27 @@ def expand_abbreviations(text: str) -> str:
     text = re.sub(r"\s+-\s+", " ", text)
     text = re.sub(r"(?i)\b(?:bone|skin)[- ](?:in|on)\b", " ", text)  # states, read elsewhere
     return " ".join(text.split()).strip(" ,;-")
+
+
+# "cut into 1/2-inch slices", "sliced into strips", "broken into florets": how the food is cut.
+INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|torn|broken|split|"
+                         r"separated|shaped|formed|rolled|divided|pulled)\s+)?into\s+[^,;]*")
+# "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
+# part of X's own entry ("chicken thighs with skin", "potatoes with peel").
+WITH_CLAUSE = re.compile(r"(?i)\s+with\s+(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)"
+                         r"[^,;]*")
+
+
+def set_aside_clauses(text: str) -> tuple[str, list[str]]:
+    """The main text without "into ..." cutting clauses and "with ..." clauses, and the
+    clauses set aside (for state words)."""
+    aside = []
+    for pattern in (INTO_CLAUSE, WITH_CLAUSE):
+        found = pattern.search(text)
+        if found and re.search(r"[a-z]", text[:found.start()], re.I):
+            aside.append(found.group(0).strip(" ,"))
+            text = (text[:found.start()] + text[found.end():]).strip(" ,")
+    return text, aside
 
 
 def parse_number(text: str) -> float | None:
@@ -237,6 +266,10 @@ def prepare(line: str) -> LineText:
     main, parentheticals = split_parentheticals(text)
     if parentheticals:
         rules.append("parentheticals")
+    main, clauses = set_aside_clauses(main)
+    if clauses:
+        rules.append("clause_set_aside")
+        parentheticals += clauses
     for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations)):
         changed = rule(main)
         if changed != main:

@@ -103,12 +103,20 @@ def names_the_food(query: str, description: str, vocabulary: set[str] | frozense
     return all(w in found for w in required)
 
 
+# A stand-in for an animal food is another food, unless the name asks for one.
+STAND_IN_WORDS = {"meatless", "vegetarian", "imitation", "substitute", "veggie", "vegan"}
+ASKS_FOR_STAND_IN = STAND_IN_WORDS | {"plant", "based", "soy", "tofu", "seitan", "tempeh",
+                                      "vegetable", "bean", "mock", "faux"}
+
+
 def keeps_head(query: str, description: str) -> bool:
     """False when the query ends in a product word the description does not name; when the
     description is a product the query does not name ("almond" is not "Oil, almond"); or a
     part the query does not ask for ("skin only", "fat only")."""
     wanted = tokens(query)
     lowered = description.lower()
+    if set(tokens(description)) & STAND_IN_WORDS and not set(wanted) & ASKS_FOR_STAND_IN:
+        return False  # "meatballs" are not "Meatballs, meatless"
     for part in ("skin only", "fat only", "separable fat", "giblets", "bones"):
         if part in lowered and part.split()[0] not in query.lower():
             return False
@@ -269,8 +277,12 @@ class Matcher:
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
                 specific_after = any(stem(w) in self.food_words for w in after)
-                if found and keeps_head(name, phrase + " " + found.description) and \
-                        not specific_before and not specific_after:
+                if found and (specific_before or specific_after):
+                    # "herb cream cheese": a known phrase with a food word beside it is a
+                    # kind this map does not know; a shorter phrase inside it ("cheese")
+                    # would be a guess
+                    return None
+                if found and keeps_head(name, phrase + " " + found.description):
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
         return None
 

@@ -317,7 +317,7 @@ BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|d
 BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
                       r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
-        "loin", "brisket", "chuck", "sirloin", "flank", "ribeye")
+        "loin", "brisket", "chuck", "sirloin", "flank", "ribeye", "round")
 
 
 # A qualifier the line rules out ("(not low-fat)", "instead of reduced-fat") does not count.
@@ -338,11 +338,25 @@ def qualifier_text(lowered: str) -> str:
     return text
 
 
+def own_text(text: str) -> str:
+    """The lower-cased line without what describes other foods than the one used: later "or"
+    alternatives outside parentheses ("top sirloin or tenderloin"), "(or frozen)", and
+    parentheticals listing choices ("(beef, pork, turkey, plant based)"); "pre-cooked" reads
+    as cooked."""
+    lowered = re.sub(r"\bpre-?cooked\b|\bpar-?cooked\b", "cooked", text.lower())
+    lowered = re.sub(r"\(\s*or\b[^)]*\)|\([^()]*,[^()]*,[^()]*\)", " ", lowered)
+    outside = re.sub(r"\([^)]*\)", " ", lowered)
+    if LATER_ALTERNATIVE.search(outside):
+        inside = " ".join(re.findall(r"\([^)]*\)", lowered))
+        lowered = LATER_ALTERNATIVE.sub(" ", outside) + " " + inside
+    return lowered
+
+
 def line_states(text: str) -> list[str]:
     """State words on the line ("1 cup rice, cooked", "(drained)", "2 cans salmon"), in a fixed
     order; alternatives in parentheses ("(or frozen)") and states a "fresh" line rules out do
     not count; a named cut is "part:<cut>"."""
-    lowered = re.sub(r"\(\s*or\b[^)]*\)", " ", text.lower())
+    lowered = own_text(text)
     words = set(re.findall(r"[a-zé]+", lowered))
     found = {LINE_STATE_WORDS[w] for w in words if w in LINE_STATE_WORDS}
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from nutrireason.recipes.match import stem
-from nutrireason.recipes.parse import CUTS
+from nutrireason.recipes.parse import CUTS, own_text
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import Source, _Strict, load_model
 
@@ -114,6 +114,12 @@ PLANT_BASED = re.compile(r"(?i)\b(vegan|plant[- ]based|dairy[- ]free|non[- ]dair
 
 
 STATE_ORDER_FIRST = {"skinless", *PARTS}
+# Variety and cut words a canned sibling may lack: SR28 lists canned salmon as pink or
+# sockeye, canned chicken without "broilers or fryers" or a cut.
+VARIETY_WORDS = frozenset(stem(w) for w in (
+    "atlantic", "pacific", "farmed", "wild", "broilers", "fryers", "or", "meat", "skin",
+    "pink", "sockeye", "chum", "coho", "chinook", "king", "light", "white", "dark",
+    "albacore", "skipjack", "yellowfin", "bluefin", *PARTS))
 # A qualifier is honoured by an entry whose words hold one of these sets.
 QUALIFIER_WORDS = {
     "gluten_free": [{"gluten", "free"}],
@@ -154,7 +160,9 @@ class StateResolver:
         wanted = self._wanted(current, states)
         for state in wanted:
             found = current if words(self.description[current]) & set(STATE_WORDS[state]) \
-                else self._sibling(current, state, states, words(line))
+                else self._sibling(current, state, states, words(line)) or \
+                (self._sibling(current, state, states, words(line), VARIETY_WORDS)
+                 if state == "canned" else None)
             if found:
                 current, chosen = found, state
                 if state in STATE_ORDER_FIRST:  # cut and skin first, then the cooking state
@@ -244,7 +252,8 @@ class StateResolver:
 
     def plant_based_mismatch(self, ndb_no: str, line: str) -> bool:
         """A vegan / plant-based / dairy-free line matched to an animal food."""
-        return self.group.get(ndb_no) in ANIMAL_GROUPS and bool(PLANT_BASED.search(line)) \
+        return self.group.get(ndb_no) in ANIMAL_GROUPS and \
+            bool(PLANT_BASED.search(own_text(line))) \
             and not words(self.description[ndb_no]) & {"soy", "imitation", "vegetarian",
                                                        "meatless", "substitute", "almond",
                                                        "coconut", "rice", "oat"}
@@ -275,10 +284,11 @@ class StateResolver:
         return wanted
 
     def _sibling(self, ndb_no: str, state: str, states: list[str],
-                 line_words: set[str]) -> str | None:
-        """Same head and the same distinguishing words, plus a word of ``state``."""
+                 line_words: set[str], variety: frozenset[str] = frozenset()) -> str | None:
+        """Same head and the same distinguishing words, plus a word of ``state``; words in
+        ``variety`` may differ (canned salmon is pink or sockeye, not Atlantic farmed)."""
         description = self.description[ndb_no]
-        base = words(description) - NEUTRAL_WORDS
+        base = words(description) - NEUTRAL_WORDS - variety
         best: tuple[float, str] | None = None
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)

@@ -1,0 +1,97 @@
+"""Error classes found by comparing builds with published recipe nutrition, one rule each.
+
+Lines are written for these tests (not copied from any validation file); each expected SR28
+food or weight was looked up by hand in SR28 (FOOD_DES / WEIGHT) for the reason beside it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nutrireason.recipes.lines import expand_abbreviations, set_aside_clauses
+from nutrireason.recipes.parse import line_states, own_text
+
+
+@pytest.mark.parametrize(("text", "main", "aside", "why"), [
+    ("4 medium beets, cut into 1-inch wedges", "4 medium beets", ["cut into 1-inch wedges"],
+     "a unit word in how the food is cut (wedges) is not the line's unit"),
+    ("1 lb pork loin sliced into strips", "1 lb pork loin", ["sliced into strips"],
+     "the cutting clause may come without a comma"),
+    ("8 oz goat cheese with herbs", "8 oz goat cheese", ["with herbs"],
+     "a cheese with herbs is the cheese"),
+    ("2 chicken legs with skin", "2 chicken legs with skin", [],
+     "'with skin' says which entry (meat and skin), it stays"),
+    ("into the pot: 2 cups water", "into the pot: 2 cups water", [],
+     "a clause needs a food before it"),
+])
+def test_cutting_and_with_clauses_are_set_aside(text, main, aside, why):
+    assert set_aside_clauses(text) == (main, aside), why
+
+
+@pytest.mark.parametrize(("text", "expected", "why"), [
+    ("1 - 4 pound whole turkey breast", "1 4-pound whole turkey breast",
+     "one item of a size: a singular 'pound' after the range"),
+    ("1 - 2 pounds ground beef", "1-2 pounds ground beef", "plural unit: a real range"),
+    ("6 - 8 ounce salmon fillets", "6-8 ounce salmon fillets", "the rule needs a leading 1"),
+])
+def test_one_item_of_a_size_is_not_a_range(text, expected, why):
+    assert expand_abbreviations(text) == expected, why
+
+
+@pytest.mark.parametrize(("line", "present", "absent", "why"), [
+    ("1 lb flank steak or brisket", ["part:flank"], ["part:brisket"],
+     "the cut of a later alternative is not the food used"),
+    ("1 cup pre-cooked farro", ["cooked"], [], "pre-cooked is cooked"),
+    ("2 cups frozen peas or fresh", ["frozen"], [], "the later alternative's 'fresh' is not ours"),
+    ("1 lb tofu (or cooked chicken)", [], ["cooked"], "a parenthesised alternative"),
+])
+def test_states_come_from_the_food_used(line, present, absent, why):
+    states = line_states(line)
+    assert all(s in states for s in present), (why, states)
+    assert not any(s in states for s in absent), (why, states)
+
+
+def test_a_parenthetical_list_of_choices_is_not_the_food():
+    text = own_text("2 lb burger patties (beef, bison, lamb, or vegan)")
+    assert "vegan" not in text and "burger patties" in text
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 (5 oz) can salmon, drained", "Fish, salmon, pink, canned, drained solids",
+     "SR28 has canned salmon only as pink/sockeye; the farmed Atlantic default has no canned "
+     "entry, and raw fish with a yield would be another food"),
+    ("2 (10 oz) cans chunk chicken breast, drained", "Chicken, canned, no broth",
+     "canned chicken is its own SR28 entry, not raw broiler meat"),
+    ("1 lb beef top round, cubed", "Beef, round, top round, steak, separable lean and fat, "
+     "trimmed to 1/8\" fat, all grades, raw", "'round' is a beef cut SR28 lists"),
+    ("8 oz herb cream cheese with garlic", "Cheese, cream",
+     "the head food comes before 'with' (not garlic)"),
+    ("2 lb frozen meatballs", "Meatballs, frozen, Italian style",
+     "meatballs are not 'Meatballs, meatless' unless the line asks for a stand-in"),
+    ("1 (14 oz) can diced tomatoes with juice", "Tomatoes, red, ripe, canned, packed in "
+     "tomato juice", "tomatoes with their juice are canned tomatoes, not tomato juice"),
+])
+def test_identity_of_the_food(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("4 ice cubes", "SR28 water has no cube portion; a glass (237 g) is not an ice cube"),
+    ("1 bunch fresh dill", "SR28 dill has sprigs, not bunches: a sprig is not a bunch"),
+    ("1 package angel food cake", "a package is not one piece of cake"),
+])
+def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
+    item = resolver.ingredient(line)
+    assert item.grams is None and "no per-" in (item.problem or ""), (why, item.grams_method)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("2 ribs celery, sliced", 2 * 40.0, "a rib of celery is SR28's medium stalk (40 g)"),
+    ("1 head iceberg lettuce", 539.0, "of SR28's head portions, the medium one (539 g)"),
+    ("4 medium carrots, cut into 1/2-inch slices", 4 * 61.0,
+     "four medium carrots (61 g), not four slices"),
+    ("1 - 3 pound whole chicken", 3 * 453.592 * 0.68,
+     "one 3-pound bird, less SR28's 32 % bone"),
+])
+def test_weights(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
