@@ -23,7 +23,7 @@ from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, w
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Matcher, load_ingredient_map
+from nutrireason.recipes.match import Match, Matcher, load_ingredient_map
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import MASS_UNITS, ParsedLine, parse_line, parse_many
 from nutrireason.recipes.schema import (
@@ -107,8 +107,8 @@ class Resolver:
                                   problem=parsed.problem)
         if parsed.kind == "header" or parsed.problem:
             return item
-        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep)
-        if match is None or match.score < self.rules.min_match_score.value:
+        match = self._match(parsed, item)
+        if match is None:
             item.problem = f"no SR28 food for {parsed.food!r}"
             return item
         if self.states.plant_based_mismatch(match.ndb_no, line):
@@ -137,6 +137,20 @@ class Resolver:
             self._rendered(item)
             self._check_amount(item)
         return item
+
+    def _match(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:
+        """The line's food; when SR28 has none, the first later "or" alternative that it has
+        ("caldo de pollo or chicken stock"), recorded in the line's rules."""
+        floor = self.rules.min_match_score.value
+        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep)
+        if match is not None and match.score >= floor:
+            return match
+        for alternative in parsed.alternatives:
+            other = self.matcher.match(alternative, parsed.unit)
+            if other is not None and other.score >= floor:
+                item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
+                return other
+        return None
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""

@@ -59,6 +59,7 @@ class LineText:
     main: str
     parentheticals: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
+    alternatives: list[str] = field(default_factory=list)  # foods of later "or" alternatives
 
 
 def strip_noise(text: str) -> str:
@@ -110,6 +111,19 @@ def first_alternative(text: str) -> str:
             # "almond or cashew milk" -> almond milk (not "milk or white stock" -> milk stock)
             return f"{first} {other[-1]}"
     return first
+
+
+def later_alternatives(text: str) -> list[str]:
+    """The foods named after the first "or" of a line ("2 cups caldo de pollo or chicken
+    stock" -> ["chicken stock"]; "turkey or chicken broth or stock" -> ["chicken broth",
+    "stock"]), each up to a comma or parenthesis; numbers ("1 or 2 eggs") are not foods."""
+    parts = re.split(r"\s+or\s+|\s+/\s+|\s+and/or\s+", re.sub(r"\([^)]*\)", " ", text))
+    found = []
+    for part in parts[1:]:
+        name = re.split(r"[,;(]", part)[0].strip(" .-")
+        if _food_words(name) and not re.match(r"^\d", name):
+            found.append(" ".join(_food_words(name)))
+    return found
 
 
 _UNIT_WORDS = set(MEASURES) | {"can", "cans", "jar", "jars", "package", "packages", "bag",
@@ -270,9 +284,10 @@ def prepare(line: str) -> LineText:
     if clauses:
         rules.append("clause_set_aside")
         parentheticals += clauses
+    alternatives = later_alternatives(main)
     for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations)):
         changed = rule(main)
         if changed != main:
             rules.append(name)
             main = changed
-    return LineText(main, parentheticals, rules)
+    return LineText(main, parentheticals, rules, alternatives)

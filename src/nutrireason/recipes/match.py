@@ -84,7 +84,11 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                "block", "wedge", "stick", "loaf", "heavy", "firm", "soft", "ripe",
                "young", "new", "dark", "golden", "yellow", "white", "red", "green", "short",
                "cut", "chunk", "fluffy", "mixed", "assorted", "bite", "giant", "big", "little",
-               "browned", "creamy", "tart", "crunchy", "chunky", "smooth", "crisp", "tender"}
+               "browned", "creamy", "tart", "crunchy", "chunky", "smooth", "crisp", "tender",
+               # a plant-based line is checked against animal foods after matching
+               # (StateResolver.plant_based_mismatch), not by failing to match
+               "plant", "based", "plantbased", "vegan",
+               "shavings", "shaving", "shaved", "curls", "curl"}
 
 
 def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()

@@ -53,6 +53,7 @@ class ParsedLine:
     problem: str | None = None
     generic_grams: float | None = None  # ingredient-slicer's density-based estimate
     raw_food: str | None = None  # ingredient-slicer's food name, lower-cased
+    alternatives: list[str] = field(default_factory=list)  # later "or" foods, cleaned
     states: list[str] = field(default_factory=list)  # cooked, canned, drained, ... (whole line)
     rules: list[str] = field(default_factory=list)  # text and quantity rules that fired
 
@@ -184,7 +185,9 @@ def _parse(text: str) -> ParsedLine:
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
                         raw_food=_raw_food(sliced, food, rules),
-                        states=line_states(text), rules=rules)
+                        states=line_states(text), rules=rules,
+                        alternatives=[a for a in (clean_food(alt, unit)
+                                                  for alt in prepared.alternatives) if a])
     grain_word, _, rest = (food or "").partition(" ")
     if "qual:whole_grain" in parsed.states and grain_word in ("grain", "wheat") and rest and \
             rest not in ("flour", "bread", "berries", "germ", "bran"):
