@@ -95,3 +95,31 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
 ])
 def test_weights(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 tablespoon Diamond Crystal kosher salt", 3 * 2.8,
+     "the brand's label: 1/4 tsp = 0.7 g, so 2.8 g a teaspoon"),
+    ("1 tsp Morton kosher salt", 4.8, "the brand's label: 1/4 tsp = 1.2 g"),
+    ("1 tsp kosher salt", 6.0, "unbranded kosher salt is weighed as table salt (SR28 1 tsp)"),
+    ("1/2 kilo minced beef", 500.0, "'kilo' is a kilogram"),
+    ("1 /2 cup sugar", 100.0, "'1 /2' is one half (SR28 sugar: 1 cup = 200 g)"),
+    ("2 pork chops (about 300g/10oz in total)", 300.0,
+     "the first of two measures in a parenthetical, the line's total"),
+])
+def test_amounts(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 cup 2% milk", "Milk, reduced fat, fluid, 2% milkfat, with added vitamin A and "
+     "vitamin D", "2 % milk is reduced-fat milk, not whole"),
+    ("1 cup 1% milk", "Milk, lowfat, fluid, 1% milkfat, with added vitamin A and vitamin D",
+     "1 % milk is lowfat milk"),
+    ("16 oz 2% cottage cheese", "Cheese, cottage, lowfat, 2% milkfat",
+     "the line's fat share picks the entry with that share, not nonfat"),
+    ("500 g chicken breast fillets", "Chicken, broiler or fryers, breast, skinless, boneless, "
+     "meat only, raw", "a poultry fillet has no skin"),
+])
+def test_fat_share_and_fillets(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

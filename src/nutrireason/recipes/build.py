@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.recipes.foods import recipe_foods
-from nutrireason.recipes.grams import Weigher, convert
+from nutrireason.recipes.grams import Weighed, Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map
 from nutrireason.recipes.nutrition import recipe_nutrition
@@ -89,6 +89,8 @@ class Resolver:
     standards: Standards
     states: StateResolver
 
+    teaspoon_grams: dict[str, float] = field(default_factory=dict)
+
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
@@ -96,7 +98,7 @@ class Resolver:
                    Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards(),
-                   StateResolver(sr28.foods, load_cooking_yields()))
+                   StateResolver(sr28.foods, load_cooking_yields()), reviewed.teaspoon_grams)
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -124,7 +126,8 @@ class Resolver:
         if choice.state and choice.ndb_no != match.ndb_no:
             item.match_method = f"{match.method}+state:{choice.state}"
         if parsed.kind == "quantified":
-            weighed = self.weigher.weigh(parsed, choice.ndb_no)
+            weighed = self._named_density(parsed, match) or \
+                self.weigher.weigh(parsed, choice.ndb_no)
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
             if choice.yield_factor is not None and item.grams is not None:
@@ -151,6 +154,15 @@ class Resolver:
                 item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
                 return other
         return None
+
+    def _named_density(self, parsed: ParsedLine, match: Match) -> Weighed | None:
+        """A volume of a name the reviewed map gives its own grams per teaspoon ("kosher
+        salt"), weighed by it."""
+        grams = self.teaspoon_grams.get(match.name or "")
+        if grams is None or parsed.unit_kind != "volume" or parsed.quantity is None:
+            return None
+        return Weighed(convert(parsed.quantity, parsed.unit, "teaspoon") * grams,
+                       f"reviewed_density:{match.name}={grams:g} g per teaspoon")
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""

@@ -31,6 +31,7 @@ FRACTIONS = {"½": "1/2", "¼": "1/4", "¾": "3/4", "⅓": "1/3", "⅔": "2/3", 
 MEASURES = {
     "g": "gram", "gm": "gram", "gms": "gram", "gr": "gram", "gram": "gram", "grams": "gram",
     "kg": "kilogram", "kgs": "kilogram", "kilogram": "kilogram", "kilograms": "kilogram",
+    "kilo": "kilogram", "kilos": "kilogram",
     "oz": "ounce", "ounce": "ounce", "ounces": "ounce",
     "lb": "pound", "lbs": "pound", "pound": "pound", "pounds": "pound",
     "ml": "milliliter", "milliliter": "milliliter", "milliliters": "milliliter",
@@ -47,7 +48,7 @@ _NUMBER = r"\d+(?:\.\d+)?(?:\s+\d+/\d+|\s*-\s*\d+/\d+|/\d+)?"
 _MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reverse=True))
 
 
-UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "tbls?": "tablespoon",
+UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "tbls?": "tablespoon",
                       "tbsps": "tablespoon", "tsps": "teaspoon", "pkts?": "packet",
                       "ltrs?": "liter", "mls": "ml"}
 
@@ -69,11 +70,18 @@ def strip_noise(text: str) -> str:
     for glyph, spelled in FRACTIONS.items():
         text = re.sub(rf"(\d){glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
     text = text.replace("⁄", "/").replace("–", "-").replace("—", "-")
+    text = re.sub(r"\b(\d+)\s+/\s*(\d+)\b|\b(\d+)\s*/\s+(\d+)\b", _join_fraction, text)  # "1 /2"
     text = re.sub(r"\d+\s*°\s*[FC]?(?:\s*(?:to|-)\s*\d+\s*°\s*[FC]?)?", " ", text)
     text = re.sub(r"\[[^\]]*\]", " ", text)
     text = re.sub(r"(?i)\b(?:pre|par)-?(cooked)\b", r"\1", text)  # "pre-cooked rice"
     text = re.sub(r"[^\w\s/\-.,()%'&;:+]", " ", text)
     return " ".join(text.split())
+
+
+def _join_fraction(found: re.Match) -> str:
+    top, bottom = (found.group(1), found.group(2)) if found.group(1) else \
+        (found.group(3), found.group(4))
+    return f"{top}/{bottom}"
 
 
 def split_parentheticals(text: str) -> tuple[str, list[str]]:
@@ -235,7 +243,9 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
     "(220g)", "(4 oz. each)". It gives one item's size when it follows the leading number
     ("1 (15 oz) can") or says "each"; otherwise the line's total."""
     for inner in parentheticals:
-        text = expand_abbreviations(re.split(r",|\s/\s|/\s", inner.lower())[0])
+        # "(about 350g/12oz, see note)": the first of the measures
+        text = expand_abbreviations(re.split(r",|\s/\s|/\s|(?<=[a-z.])/(?=\d)",
+                                             inner.lower())[0])
         text = re.sub(r"\s+each$", " each", text)
         match = re.fullmatch(rf"({_NUMBER})\s*-?\s*({_MEASURE_WORDS})\.?(\s+each)?"
                              r"(?:\s+(?:can|package|jar|bag|box|bottle|carton|container|tin))?",

@@ -140,6 +140,7 @@ class Match:
     description: str
     score: float
     method: str
+    name: str | None = None  # the reviewed-map name that matched, if any
 
 
 @cache
@@ -176,6 +177,9 @@ class ReviewedMap:
     names: dict[str, tuple[str | None, str]]
     unit_weights: dict[str, dict[str, float]]
     weight_overrides: dict[str, dict[str, float]] = field(default_factory=dict)
+    # name -> grams per teaspoon, for names whose bulk density is not their SR28 food's
+    # (kosher salt's flakes weigh about two thirds of table salt's grains by volume)
+    teaspoon_grams: dict[str, float] = field(default_factory=dict)
 
 
 def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
@@ -187,6 +191,7 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     table: dict[str, tuple[str | None, str]] = {}
     weights: dict[str, dict[str, float]] = {}
     overrides: dict[str, dict[str, float]] = {}
+    teaspoon: dict[str, float] = {}
     for index, entry in enumerate(data.get("entries", [])):
         ndb = entry.get("ndb_no")
         if ndb is not None and not re.fullmatch(r"\d{5}", str(ndb)):
@@ -206,7 +211,15 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
                                 "SR28's portion is wrong", field=f"entries[{index}].note")
             overrides[str(ndb)] = {str(k): float(v)
                                    for k, v in entry["weight_overrides"].items()}
-    return ReviewedMap(table, weights, overrides)
+        if entry.get("teaspoon_grams") is not None:
+            grams = entry["teaspoon_grams"]
+            if ndb is None or not entry.get("note") or not isinstance(grams, int | float) \
+                    or grams <= 0:
+                raise DataError(path, "teaspoon_grams needs a food, a positive number and a "
+                                "note citing it", field=f"entries[{index}].teaspoon_grams",
+                                value=grams)
+            teaspoon.update({str(name).lower(): float(grams) for name in entry["names"]})
+    return ReviewedMap(table, weights, overrides, teaspoon)
 
 
 class Matcher:
@@ -296,7 +309,7 @@ class Matcher:
         ndb, text = self.reviewed[name]
         if ndb is None or ndb not in self.known:
             return None
-        return Match(ndb, self.descriptions[ndb], 100.0, "reviewed_map")
+        return Match(ndb, self.descriptions[ndb], 100.0, "reviewed_map", name)
 
     def _fuzzy(self, query: str) -> Match | None:
         """Rank descriptions sharing a word with the query (or, failing that, rapidfuzz's

@@ -68,6 +68,8 @@ LINE_STATE_WORDS = {
     "dried": "dried", "dry": "raw", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
     "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
     "rotisserie": "cooked", "shredded": "shredded", "smoked": "smoked",
+    # a poultry fillet is boneless and skinless (fish entries name no skin: unaffected)
+    "fillet": "skinless", "fillets": "skinless", "filet": "skinless", "filets": "skinless",
 }
 # Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
 @lru_cache(maxsize=1)
@@ -309,7 +311,8 @@ QUALIFIER_PATTERNS = {
     "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ]sodium\b|\bno[- ]salt[- ]added\b|"
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
-                              r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b"),
+                              r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"
+                              r"(?<![\d.])[12]\s*%\s*(?:milk|milkfat|greek|yogurt|cottage)\b"),
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
     "whole_grain": re.compile(r"\bwhole[- ](?:wheat|grain)\b|\bwhole ?meal\b"),
 }

@@ -190,18 +190,21 @@ class StateResolver:
             name = state.split(":")[1]
             if _honours(self.description[current], name):
                 continue
-            found = self._honouring(current, name, words(line))
+            found = self._honouring(current, name, line)
             if found is None:
                 label = name.replace("_", "-")
                 return current, f"no SR28 entry for {label} {self.description[current]!r}"
             current = found
         return current, None
 
-    def _honouring(self, ndb_no: str, name: str, line_words: frozenset[str]) -> str | None:
+    def _honouring(self, ndb_no: str, name: str, line: str) -> str | None:
         """The same-head entry that honours qualifier ``name`` and keeps most of the entry's
-        words ("Wheat flour, white, ..." -> "Wheat flour, whole-grain")."""
+        words ("Wheat flour, white, ..." -> "Wheat flour, whole-grain"); a fat share on the
+        line ("2% cottage cheese") must be the entry's."""
         description = self.description[ndb_no]
         original = words(description)
+        line_words = words(line)
+        shares = {f"{n}%" for n in re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s*%", line)}
         best: tuple[float, str] | None = None
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)
@@ -209,7 +212,8 @@ class StateResolver:
                 continue
             cooked_mismatch = bool(found & COOKING_WORDS) != bool(original & COOKING_WORDS)
             score = len(original & found) + 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
-                0.3 * len(found - original) - 3 * cooked_mismatch
+                0.3 * len(found - original) - 3 * cooked_mismatch + \
+                10 * any(share in text for share in shares)
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
