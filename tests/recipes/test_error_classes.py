@@ -123,3 +123,14 @@ def test_amounts(resolver, line, grams, why):
 ])
 def test_fat_share_and_fillets(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
+
+
+def test_published_figures_are_the_recipes_own_nutrition(resolver):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    record = RecipeRecord(id="r1", title="Butter toast", servings=1,
+                          ingredients=["2 slices white bread", "1 stick butter"],
+                          published={"calories": 150})
+    assert record.nutrition == {"calories": 150}
+    resolved = resolver.recipe(record)  # 2 slices (58 g) + 113 g butter: over 900 kcal
+    assert resolved.kept and any("published 150 kcal" in flag for flag in resolved.flags)

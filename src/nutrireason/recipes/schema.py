@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class RecipeRecord(BaseModel):
@@ -28,6 +28,16 @@ class RecipeRecord(BaseModel):
     nutrition: dict[str, Any] | None = Field(
         default=None, description="published nutrition per serving, as given by the source")
     notes: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _published(cls, value: Any) -> Any:
+        """``published`` (the field name of recipe-scrapers-style validation files) is the
+        recipe's own published nutrition when ``nutrition`` is absent."""
+        if isinstance(value, dict) and value.get("nutrition") is None and \
+                isinstance(value.get("published"), dict):
+            value = {**value, "nutrition": value["published"]}
+        return value
 
     @field_validator("servings", mode="before")
     @classmethod
