@@ -65,7 +65,13 @@ def test_a_parenthetical_list_of_choices_is_not_the_food():
     ("1 lb beef top round, cubed", "Beef, round, top round, steak, separable lean and fat, "
      "trimmed to 1/8\" fat, all grades, raw", "'round' is a beef cut SR28 lists"),
     ("8 oz herb cream cheese with garlic", "Cheese, cream",
-     "the head food comes before 'with' (not garlic)"),
+     "the head food comes before 'with' (not garlic), and 'cheese' inside 'cream cheese' is "
+     "not cheddar"),
+    ("2 lb Idaho white potatoes", "Potatoes, flesh and skin, raw",
+     "a place name before a known food keeps the food"),
+    ("1 cup greek yoghurt", "Yogurt, Greek, plain, whole milk", "yoghurt is yogurt"),
+    ("1 package active dry yeast", "Leavening agents, yeast, baker's, active dry",
+     "a package of yeast is SR28's 7.2 g packet"),
     ("2 lb frozen meatballs", "Meatballs, frozen, Italian style",
      "meatballs are not 'Meatballs, meatless' unless the line asks for a stand-in"),
     ("1 (14 oz) can diced tomatoes with juice", "Tomatoes, red, ripe, canned, packed in "

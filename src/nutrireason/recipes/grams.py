@@ -28,7 +28,7 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      "jars", "bottle", "bottles", "carton", "cartons", "sleeve", "sleeves",
                      "container", "containers"}
 # A unit word and the word SR28 portions use for it ("1 rib celery" is a stalk).
-UNIT_SYNONYMS = {"rib": "stalk", "ribs": "stalk"}
+UNIT_SYNONYMS = {"rib": "stalk", "ribs": "stalk", "envelope": "packet", "sachet": "packet"}
 
 
 @lru_cache(maxsize=1)

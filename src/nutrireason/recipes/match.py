@@ -50,7 +50,8 @@ PRODUCT_HEADS = {"powder", "sauce", "dressing", "seasoning", "extract", "bouillo
                  "burger", "patty", "pie", "muffin", "bun", "roll", "tortilla", "wrap",
                  "dough", "crust", "pudding", "custard", "coating", "frosting", "icing",
                  "flake", "chutney", "starter", "rub", "liqueur", "schnapps", "beer",
-                 "gelatin", "nectar", "relish", "salsa", "curry", "vinaigrette", "glaze"}
+                 "gelatin", "nectar", "relish", "salsa", "curry", "vinaigrette", "glaze",
+                 "ketchup", "catsup"}
 # Words that stand for one another in a product head.
 HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "broth": {"broth", "stock", "bouillon", "soup"},
@@ -294,12 +295,12 @@ class Matcher:
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
                 specific_after = any(stem(w) in self.food_words for w in after)
-                if found and (specific_before or specific_after):
-                    # "herb cream cheese": a known phrase with a food word beside it is a
-                    # kind this map does not know; a shorter phrase inside it ("cheese")
-                    # would be a guess
-                    return None
-                if found and keeps_head(name, phrase + " " + found.description):
+                # "herb cream cheese": "cheese" is not cheddar when "cream cheese", another
+                # food the map knows, is the phrase with the word before it
+                wider = self._reviewed(f"{before} {phrase}") if before else None
+                other_food = found and wider and wider.ndb_no != found.ndb_no
+                if found and not other_food and not specific_before and not specific_after \
+                        and keeps_head(name, phrase + " " + found.description):
                     return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
         return None
 

@@ -426,11 +426,15 @@ def _quantity(value: object) -> tuple[float | None, str | None]:
     return number, None
 
 
+# British spellings of food words -> the spelling SR28 and the reviewed map use.
+SPELLINGS = {"yoghurt": "yogurt", "yoghurts": "yogurts", "yogourt": "yogurt"}
+
+
 def clean_food(food: object, unit: str | None) -> str | None:
     """Lower-case food name without container words, a repeated unit word or filler."""
     if not food:
         return None
-    words = [w for w in re.split(r"[^a-z0-9%\-']+", str(food).lower()) if w]
+    words = [SPELLINGS.get(w, w) for w in re.split(r"[^a-z0-9%\-']+", str(food).lower()) if w]
     unit_words = {unit, f"{unit}s"} if unit else set()
     kept = [w for w in words if w not in CONTAINERS and w not in FILLER_WORDS]
     if kept and kept[0] in unit_words and len(kept) > 1:
