@@ -130,9 +130,10 @@ class Resolver:
                 self.weigher.weigh(parsed, choice.ndb_no)
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
+            if choice.yield_factor is not None:  # recorded even when the line has no grams
+                item.yield_factor = choice.yield_factor
             if choice.yield_factor is not None and item.grams is not None:
                 item.grams = round(item.grams / choice.yield_factor, 3)
-                item.yield_factor = choice.yield_factor
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed)

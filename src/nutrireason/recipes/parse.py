@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -434,7 +435,8 @@ def clean_food(food: object, unit: str | None) -> str | None:
     """Lower-case food name without container words, a repeated unit word or filler."""
     if not food:
         return None
-    words = [SPELLINGS.get(w, w) for w in re.split(r"[^a-z0-9%\-']+", str(food).lower()) if w]
+    folded = unicodedata.normalize("NFKD", str(food).lower()).encode("ascii", "ignore").decode()
+    words = [SPELLINGS.get(w, w) for w in re.split(r"[^a-z0-9%\-']+", folded) if w]
     unit_words = {unit, f"{unit}s"} if unit else set()
     kept = [w for w in words if w not in CONTAINERS and w not in FILLER_WORDS]
     if kept and kept[0] in unit_words and len(kept) > 1:

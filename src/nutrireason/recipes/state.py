@@ -26,9 +26,8 @@ NEUTRAL_WORDS = RAW_WORDS | {"fresh", "as", "purchased", "without", "with", "sal
                              "solids", "and", "liquids", "drained", "rinsed", "in", "tap",
                              "water", "cooked", "boiled", "enriched", "unenriched", "regular",
                              "mature", "seeds", "all", "types", "frozen", "unheated", "year",
-                             "round", "average", "ripe"}
-NEUTRAL_WORDS = {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-                 for w in NEUTRAL_WORDS}  # folded as :func:`words` folds description words
+                             "round", "average", "ripe", "variety", "varieties"}
+NEUTRAL_WORDS = {stem(w) for w in NEUTRAL_WORDS}  # folded as :func:`words` folds them
 # Line state -> description words a sibling must have (any one), best first.
 STATE_WORDS = {
     "cooked": ("cooked", "canned"), "boiled": ("boiled", "cooked", "canned"),
