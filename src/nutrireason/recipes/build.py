@@ -125,13 +125,13 @@ class Resolver:
         item.match_score, item.match_method = match.score, match.method
         if choice.state and choice.ndb_no != match.ndb_no:
             item.match_method = f"{match.method}+state:{choice.state}"
+        if choice.yield_factor is not None:  # recorded even when the line has no grams
+            item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
             weighed = self._named_density(parsed, match) or \
                 self.weigher.weigh(parsed, choice.ndb_no)
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
-            if choice.yield_factor is not None:  # recorded even when the line has no grams
-                item.yield_factor = choice.yield_factor
             if choice.yield_factor is not None and item.grams is not None:
                 item.grams = round(item.grams / choice.yield_factor, 3)
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
