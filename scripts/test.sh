@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests: install the dev and local extras, pull the bundles the real-data tests read, run
 # ruff and pytest (slow tests included: they use the offline SmolLM2 through llama.cpp).
-EXTRAS=dev,local,interop
+EXTRAS=dev,local,interop,review
 # The HTML report is tested in a real headless Chromium (Debian's package, not a download).
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

@@ -40,6 +40,10 @@ EXPECTED_COMMANDS = {
     ("export", "hf"),
     ("export", "lm-eval"),
     ("export", "graphml"),
+    ("review",),
+    ("review", "serve"),
+    ("review", "export"),
+    ("review", "stats"),
 }
 
 

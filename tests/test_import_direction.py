@@ -48,7 +48,10 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "report": LEAVES | {"standards", "scoring", "runs"},
     # orchestration: every stage, but not the entry points
     "pipeline": frozenset({"errors", "paths", "io", "schema", "standards", "models", "sources",
-                           "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report"}),
+                           "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",
+                           "review"}),
+    # the review app reads the FAM pool and writes the reviews file fam/ reads back
+    "review": LEAVES | {"standards", "fam"},
     # adapters for other tools (datasets, inspect_ai, lm-eval): read builds, reuse the methods
     # and scoring; never the CLI, the pipeline or the report
     "interop": LEAVES | {"standards", "models", "ngqa", "fam", "methods", "runs", "scoring"},

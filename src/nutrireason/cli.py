@@ -26,7 +26,8 @@ GROUPS = {"data": "Offline data bundles: pull and inspect.",
           "standards": "Standards files (thresholds, condition maps).",
           "fam": "FAM-Bench construction: annotation, instances, statistics.",
           "recipes": "Recipe corpora: parse, match to USDA SR28, nutrition.",
-          "export": "The benchmarks for other tools: Hugging Face datasets, lm-eval, GraphML."}
+          "export": "The benchmarks for other tools: Hugging Face datasets, lm-eval, GraphML.",
+          "review": "Expert review of FAM-Bench labels: a local web app, export, agreement."}
 for _name, _help in GROUPS.items():
     app.add_typer(typer.Typer(help=_help, no_args_is_help=True), name=_name)
 VERBOSE = False  # --verbose: tracebacks with toolkit errors, library logs on stderr
@@ -239,12 +240,16 @@ def fam_build(
     seed: Annotated[int | None, opt("Sampling seed (default 0).")] = None,
     images: Annotated[Path | None, opt(
         "Folder of dish images named <recipe id>.jpg/.png/.webp (for image inputs).")] = None,
+    reviews: Annotated[Path | None, opt("A `review export` folder: apply its decisions.")]
+    = None,
+    reviewed_only: Annotated[bool, opt("Keep only the entries the reviews decided.")] = False,
 ) -> None:
     """Dish-level and comparative FAM-Bench instances from the annotation pool."""
     from nutrireason.pipeline.stages import FamBuildStage
 
     ensure(FamBuildStage(annotations=annotations, recipes=recipes, out=out, dish_size=dish_size,
-                         rank_size=rank_size, seed=seed, images=images),
+                         rank_size=rank_size, seed=seed, images=images, reviews=reviews,
+                         reviewed_only=reviewed_only),
            "building FAM-Bench instances")
 
 
@@ -447,6 +452,51 @@ def export_graphml_command(
 
     nodes, edges = export_graphml(build, out)
     console.print(f"wrote {out}: {nodes:,} nodes, {edges:,} edges")
+
+
+ReviewDb = Annotated[Path | None, opt("Review database (default: <data home>/reviews).")]
+
+
+@command("review serve")
+def review_serve(
+    host: Annotated[str, opt("Address to bind; other than loopback needs --token.")]
+    = "127.0.0.1",
+    port: Annotated[int, opt("Port.", min=1, max=65535)] = 8765,
+    token: Annotated[str | None, opt("Required on every request (`?token=` once).")] = None,
+    annotations: Annotated[Path | None, opt("A `fam annotate` directory.")] = None,
+    recipes: RecipesDir = None, db: ReviewDb = None,
+) -> None:
+    """Review FAM-Bench pool entries in a browser: confirm, correct, edit the rationale or
+    exclude; each decision is saved at once."""
+    from nutrireason.pipeline.review import check_host, open_state
+    from nutrireason.review.app import serve
+
+    check_host(host, token)
+    state = open_state(db, annotations, recipes, token)
+    console.print(f"{len(state.items):,} entries; open http://{host}:{port}/"
+                  f"{'?token=...' if token else ''} (Ctrl-C stops; decisions are saved)")
+    serve(state, host, port)
+
+
+@command("review export")
+def review_export(out: Annotated[Path, arg("A new folder for reviews.jsonl + manifest.json.")],
+                  db: ReviewDb = None) -> None:
+    """Each reviewer's last decision per entry, for `fam build --reviews`."""
+    from nutrireason.pipeline.review import export
+
+    manifest = export(db, out)
+    console.print(f"wrote {manifest['decisions']} decisions on {manifest['items']} entries to "
+                  f"{out} (sha256 {manifest['sha256'][:12]})")
+
+
+@command("review stats")
+def review_stats(db: ReviewDb = None) -> None:
+    """Confirmation rate and corrections per condition, Cohen's and Fleiss' kappa between
+    reviewers, and the rules against the experts."""
+    from nutrireason.pipeline.review import stats, stats_lines
+
+    for line in stats_lines(stats(db)):
+        console.print(line, markup=False, highlight=False)
 
 
 @command("demo")

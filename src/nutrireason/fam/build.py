@@ -26,8 +26,15 @@ from nutrireason.fam.instances import (
 )
 from nutrireason.fam.kb import load_kb
 from nutrireason.fam.pool import food_table, read_recipes, rule_files
+from nutrireason.fam.reviews import apply_reviews, read_reviews, reviews_file
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import input_fingerprints, read_jsonl, write_json_atomic, write_jsonl_atomic
+from nutrireason.io import (
+    input_fingerprints,
+    read_jsonl,
+    sha256_file,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import standards_dir
 
@@ -47,24 +54,46 @@ def build_inputs(annotations: Path, recipes: Path) -> list[Path]:
 
 
 def settings_of(dish_size: int | None, rank_size: int | None, seed: int | None,
-                images: Path | None, config: BenchConfig | None = None) -> dict[str, Any]:
+                images: Path | None, config: BenchConfig | None = None,
+                reviewed_only: bool = False) -> dict[str, Any]:
     """The settings a build records (defaults filled in from ``fam_bench.yaml``)."""
     config = config or load_bench_config()
-    return {"dish_size": config.dish_size if dish_size is None else dish_size,
-            "rank_size": config.rank_size if rank_size is None else rank_size,
-            "seed": config.seed if seed is None else seed,
-            "images": str(images.resolve()) if images else None,
-            "config": {k: v for k, v in vars(config).items()
-                       if k not in ("dish_size", "rank_size", "seed")}}
+    settings = {"dish_size": config.dish_size if dish_size is None else dish_size,
+                "rank_size": config.rank_size if rank_size is None else rank_size,
+                "seed": config.seed if seed is None else seed,
+                "images": str(images.resolve()) if images else None,
+                "config": {k: v for k, v in vars(config).items()
+                           if k not in ("dish_size", "rank_size", "seed")}}
+    if reviewed_only:  # recorded only when set: builds without reviews keep their settings
+        settings["reviewed_only"] = True
+    return settings
+
+
+def reviewed_pool(annotations: Path, reviews: Path | None, reviewed_only: bool
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The pool with the reviews applied, and what the manifest records of the reviews."""
+    pool = read_annotations(annotations)
+    if reviews is None:
+        if reviewed_only:
+            raise DataError(None, "--reviewed-only needs --reviews", field="--reviewed-only")
+        return pool, None
+    verdicts = read_reviews(reviews)
+    path = reviews_file(reviews)
+    record = {"file": str(path.resolve()), "sha256": sha256_file(path),
+              "entries": len(verdicts), "reviewed_only": reviewed_only}
+    return apply_reviews(pool, verdicts, reviewed_only), record
 
 
 def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
               dish_size: int | None = None, rank_size: int | None = None,
               seed: int | None = None, images: Path | None = None,
-              config: BenchConfig | None = None) -> dict[str, Any]:
-    """Build and write both splits; returns the manifest."""
+              config: BenchConfig | None = None, reviews: Path | None = None,
+              reviewed_only: bool = False) -> dict[str, Any]:
+    """Build and write both splits; returns the manifest. ``reviews``: a ``review export``
+    folder whose decisions are applied to the pool first."""
     config = config or load_bench_config()
-    settings = settings_of(dish_size, rank_size, seed, images, config)
+    settings = settings_of(dish_size, rank_size, seed, images, config, reviewed_only)
+    pool, reviewed = reviewed_pool(annotations, reviews, reviewed_only)
     dish_size, rank_size, seed = settings["dish_size"], settings["rank_size"], settings["seed"]
     if images is not None and not images.is_dir():
         raise DataError(images, "image directory not found",
@@ -72,7 +101,7 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
     kb = load_kb()
     conditions = tuple(kb)  # the paper's 13, then any added condition
     labels = {c: kb[c].label for c in conditions}
-    dishes = pool_dishes(read_annotations(annotations), read_recipes(recipes), kb,
+    dishes = pool_dishes(pool, read_recipes(recipes), kb,
                          Vocabulary.load(), food_table(sr28), images)
     if not dishes:
         raise DataError(annotations, "no annotated recipe with an entry",
@@ -83,12 +112,16 @@ def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,
     rank, missing = rank_instances(dishes, conditions, config, rank_size, labels,
                                    random.Random(seed + 1))
     stats = instance_stats(dish, rank)
+    inputs = build_inputs(annotations, recipes)
     manifest = {"generator": GENERATOR,
-                "inputs": input_fingerprints(build_inputs(annotations, recipes)),
+                "inputs": input_fingerprints(inputs + ([reviews_file(reviews)] if reviews
+                                                        else [])),
                 "settings": settings,
                 "pool_dishes": len(dishes),
                 "dish_instances": len(dish), "rank_instances": len(rank),
                 "rank_not_drawn": missing, "balance": balance, "stats": stats}
+    if reviewed is not None:
+        manifest["reviews"] = reviewed
     _write(out, dish, rank, stats, manifest)
     return manifest
 

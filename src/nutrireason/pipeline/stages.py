@@ -345,6 +345,8 @@ class FamBuildStage(Stage):
     rank_size: int | None = None
     seed: int | None = None
     images: Path | None = None
+    reviews: Path | None = None
+    reviewed_only: bool = False
     label = "FAM-Bench"
     name = "build FAM-Bench"
     code = ("fam", "recipes", "sources", "standards")
@@ -367,12 +369,16 @@ class FamBuildStage(Stage):
 
         images = sorted(p for p in self.images.iterdir() if p.is_file()) \
             if self.images is not None and self.images.is_dir() else []
-        return [*build_inputs(self.pool, self.corpus), *sr28_files(), *images]
+        from nutrireason.fam.reviews import reviews_file
+
+        reviews = [reviews_file(self.reviews)] if self.reviews is not None else []
+        return [*build_inputs(self.pool, self.corpus), *sr28_files(), *images, *reviews]
 
     def settings(self) -> dict[str, Any]:
         from nutrireason.fam.build import settings_of
 
-        return settings_of(self.dish_size, self.rank_size, self.seed, self.images)
+        return settings_of(self.dish_size, self.rank_size, self.seed, self.images,
+                           reviewed_only=self.reviewed_only)
 
     def outputs(self) -> list[Path]:
         from nutrireason.fam.build import FILES
@@ -389,7 +395,8 @@ class FamBuildStage(Stage):
 
         return build_fam(self.pool, self.corpus, read_sr28_bundle(), self.target,
                          dish_size=self.dish_size, rank_size=self.rank_size, seed=self.seed,
-                         images=self.images)
+                         images=self.images, reviews=self.reviews,
+                         reviewed_only=self.reviewed_only)
 
 
 class _NoStatus:

@@ -1,0 +1,120 @@
+"""The review commands' library side: open the store, load the entries, check the host and
+token, export, statistics text."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+from nutrireason.paths import builds_dir
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_host(host: str, token: str | None) -> None:
+    """A host other than loopback needs a token (every request is checked against it)."""
+    if not is_loopback(host) and not token:
+        raise DataError(None, f"serving on {host} (not loopback) needs --token", field="--token",
+                        expected=f"e.g. --token {secrets.token_urlsafe(16)}")
+    if token is not None and len(token) < 12:
+        raise DataError(None, "the token is too short", field="--token",
+                        expected="at least 12 characters")
+
+
+def open_state(db: Path | None, annotations: Path | None, recipes: Path | None,
+               token: str | None) -> Any:
+    """The review app's state: FAM-Bench pool entries and the decisions database."""
+    from nutrireason.review.app import ReviewState
+    from nutrireason.review.items import load_items
+    from nutrireason.review.store import ReviewStore, default_store_path
+
+    pool = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
+    corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
+    items = load_items(pool, corpus, canonical_namer())
+    if not items:
+        raise DataError(pool, "no Rec/NotRec entry to review", expected="a `fam annotate` pool")
+    return ReviewState(items, ReviewStore(db or default_store_path()), token)
+
+
+def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:
+    """Recipe -> each line's canonical ingredient name (the FAM vocabulary over SR28, as the
+    annotation pool names rationale ingredients); "" for a line without an SR28 food."""
+    from nutrireason.fam.annotate import recipe_ingredients
+    from nutrireason.fam.pool import food_table
+    from nutrireason.fam.vocabulary import Vocabulary
+    from nutrireason.pipeline.stages import read_sr28_bundle
+
+    vocabulary, foods = Vocabulary.load(), food_table(read_sr28_bundle())
+
+    def names(recipe: dict[str, Any]) -> list[str]:
+        known = {i.line: i.canonical for i in recipe_ingredients(recipe, vocabulary, foods)}
+        return [known.get(item.get("line"), "") for item in recipe.get("ingredients") or []]
+
+    return names
+
+
+def export(db: Path | None, out: Path) -> dict[str, Any]:
+    from nutrireason.review.export import export_reviews
+    from nutrireason.review.store import ReviewStore, default_store_path
+
+    path = db or default_store_path()
+    if not path.is_file():
+        raise DataError(path, "no review database", expected="decisions saved by `review serve`")
+    store = ReviewStore(path)
+    try:
+        return export_reviews(store, out)
+    finally:
+        store.close()
+
+
+def stats(db: Path | None) -> dict[str, Any]:
+    from nutrireason.review.stats import review_stats
+    from nutrireason.review.store import ReviewStore, default_store_path
+
+    path = db or default_store_path()
+    if not path.is_file():
+        raise DataError(path, "no review database", expected="decisions saved by `review serve`")
+    store = ReviewStore(path)
+    try:
+        return review_stats(store.latest("fam"))
+    finally:
+        store.close()
+
+
+def stats_lines(result: dict[str, Any]) -> list[str]:
+    """``review stats`` as plain text lines."""
+    lines = [f"{result['decisions']} decisions on {result['items']} entries by "
+             f"{len(result['reviewers'])} reviewer(s): {', '.join(result['reviewers'])}",
+             "decisions by kind: " + json.dumps(result["kinds"]),
+             "per condition (decisions, confirmation rate, kinds):"]
+    for name, row in result["conditions"].items():
+        lines.append(f"  {name:<24} {row['decisions']:>5}  {row['confirmation_rate']:6.1%}  "
+                     f"{json.dumps(row['kinds'])}")
+    agreement = result["inter_reviewer"]
+    for pair in agreement["pairs"]:
+        lines.append(f"Cohen's kappa {' / '.join(pair['reviewers'])}: "
+                     f"{_number(pair['cohen_kappa'])} on {pair['items']} shared entries "
+                     f"(raw agreement {_number(pair['agreement'], '.1%')})")
+    if agreement["fleiss_items"]:
+        lines.append(f"Fleiss' kappa, all reviewers: {_number(agreement['fleiss_kappa'])} on "
+                     f"{agreement['fleiss_items']} entries every reviewer decided")
+    rules = result["rules_vs_experts"]
+    lines.append(f"rules vs experts: agreement {_number(rules['agreement'], '.1%')}, Cohen's "
+                 f"kappa {_number(rules['cohen_kappa'])} over {rules['decisions']} decisions")
+    return lines
+
+
+def _number(value: float | None, form: str = ".3f") -> str:
+    return "undefined" if value is None else format(value, form)

@@ -1,0 +1,244 @@
+"""The review web app (``nutrireason review serve``): FastAPI, Jinja2 templates and one small
+script, all served from the package (no CDN, no external asset).
+
+Security: it binds 127.0.0.1 unless told otherwise, and a non-loopback host needs a token,
+checked on every request (``?token=`` once, then a cookie); every form carries a CSRF token
+that must match the browser's cookie; Jinja2 escapes everything it renders; only URL-encoded
+forms are read (no uploads). Each decision is committed to SQLite before the reply.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from nutrireason.errors import DataError
+from nutrireason.fam.reviews import EXCLUSION_REASONS, LABELS
+from nutrireason.review.items import BENCHMARK, ReviewItem
+from nutrireason.review.stats import category
+from nutrireason.review.store import ReviewStore
+
+HERE = Path(__file__).parent
+STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+FILTERS = ("condition", "label", "status")
+STATUSES = ("unreviewed", "all", "disagreements")
+CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " \
+      "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+
+@dataclass
+class ReviewState:
+    """What the app serves: the entries in a fixed order, the store, the optional token."""
+
+    items: list[ReviewItem]
+    store: ReviewStore
+    token: str | None = None
+    conditions: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.conditions = sorted({i.condition for i in self.items})
+
+    def decided(self, reviewer: str) -> dict[str, Any]:
+        """item key -> this reviewer's last decision."""
+        return {item: d for (item, who), d in self.store.latest(BENCHMARK).items()
+                if who == reviewer}
+
+    def disagreements(self) -> set[str]:
+        seen: dict[str, set[str]] = {}
+        for (item, _), decision in self.store.latest(BENCHMARK).items():
+            seen.setdefault(item, set()).add(category(decision))
+        return {item for item, found in seen.items() if len(found) > 1}
+
+    def matching(self, reviewer: str, filters: dict[str, str]) -> list[int]:
+        """Indexes of the entries the filters keep, in order."""
+        decided = self.decided(reviewer)
+        disputed = self.disagreements() if filters.get("status") == "disagreements" else set()
+        kept = []
+        for index, item in enumerate(self.items):
+            if filters.get("condition") and item.condition != filters["condition"]:
+                continue
+            if filters.get("label") and item.label != filters["label"]:
+                continue
+            status = filters.get("status") or "unreviewed"
+            if status == "unreviewed" and item.key in decided:
+                continue
+            if status == "disagreements" and item.key not in disputed:
+                continue
+            kept.append(index)
+        return kept
+
+    def progress(self, reviewer: str) -> list[dict[str, Any]]:
+        decided = self.decided(reviewer)
+        rows = []
+        for condition in self.conditions:
+            keys = [i.key for i in self.items if i.condition == condition]
+            done = sum(k in decided for k in keys)
+            rows.append({"condition": condition, "done": done, "left": len(keys) - done})
+        return rows
+
+
+def create_app(state: ReviewState) -> FastAPI:
+    """The FastAPI application over ``state`` (fastapi is the ``review`` extra)."""
+    env = Environment(loader=FileSystemLoader(HERE / "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Any) -> Any:
+        """Token (when set) on every request; CSRF and form type on every POST."""
+        if state.token is not None:
+            given = request.query_params.get("token") or request.cookies.get("nr_token") or ""
+            if not hmac.compare_digest(given, state.token):
+                return Response("a valid token is required", status_code=403,
+                                media_type="text/plain")
+        if request.method == "POST":
+            kind = request.headers.get("content-type", "").split(";")[0].strip()
+            if kind != "application/x-www-form-urlencoded":
+                return Response("only URL-encoded forms are accepted", status_code=415,
+                                media_type="text/plain")
+            form = parse_qs((await request.body()).decode("utf-8"), keep_blank_values=True)
+            sent, cookie = _one(form, "csrf"), request.cookies.get("nr_csrf") or ""
+            if not cookie or not hmac.compare_digest(sent, cookie):
+                return Response("CSRF check failed: reload the page", status_code=403,
+                                media_type="text/plain")
+            request.state.form = form
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        if state.token is not None and request.query_params.get("token"):
+            response.set_cookie("nr_token", state.token, httponly=True, samesite="strict")
+        if not request.cookies.get("nr_csrf"):
+            response.set_cookie("nr_csrf", request.state.csrf, samesite="strict")
+        return response
+
+    @app.middleware("http")
+    async def csrf_value(request: Request, call_next: Any) -> Any:
+        request.state.csrf = request.cookies.get("nr_csrf") or secrets.token_urlsafe(24)
+        return await call_next(request)
+
+    def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        html = env.get_template(name).render(csrf=request.state.csrf, **values)
+        return HTMLResponse(html, status_code=status)
+
+    def reviewer_of(request: Request) -> str:
+        return (request.cookies.get("nr_reviewer") or "").strip()
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> Any:
+        if not reviewer_of(request):
+            return page(request, "name.html")
+        return RedirectResponse("/next", status_code=303)
+
+    @app.post("/reviewer")
+    def set_reviewer(request: Request) -> Any:
+        name = _one(request.state.form, "name").strip()[:80]
+        if not name:
+            return page(request, "name.html", 400, error="Enter your name.")
+        response = RedirectResponse("/next", status_code=303)
+        response.set_cookie("nr_reviewer", name, samesite="strict")
+        return response
+
+    @app.get("/next")
+    def next_item(request: Request) -> Any:
+        reviewer = reviewer_of(request)
+        if not reviewer:
+            return RedirectResponse("/", status_code=303)
+        filters = _filters(request.query_params)
+        found = state.matching(reviewer, filters)
+        if not found:
+            return page(request, "done.html", filters=filters, reviewer=reviewer,
+                        progress=state.progress(reviewer), conditions=state.conditions,
+                        labels=LABELS, statuses=STATUSES, query=_query(filters))
+        return RedirectResponse(f"/item/{found[0]}?{_query(filters)}", status_code=303)
+
+    @app.get("/item/{index}", response_class=HTMLResponse)
+    def show_item(request: Request, index: int) -> Any:
+        reviewer = reviewer_of(request)
+        if not reviewer:
+            return RedirectResponse("/", status_code=303)
+        if not 0 <= index < len(state.items):
+            return page(request, "done.html", 404, filters={}, reviewer=reviewer,
+                        progress=state.progress(reviewer), conditions=state.conditions,
+                        labels=LABELS, statuses=STATUSES, query="", missing=index)
+        filters = _filters(request.query_params)
+        item = state.items[index]
+        return page(request, "item.html", item=item, index=index, reviewer=reviewer,
+                    decision=state.decided(reviewer).get(item.key), filters=filters,
+                    query=_query(filters), left=len(state.matching(reviewer, filters)),
+                    progress=state.progress(reviewer), conditions=state.conditions,
+                    labels=LABELS, statuses=STATUSES, reasons=EXCLUSION_REASONS,
+                    options=_options(item))
+
+    @app.post("/item/{index}")
+    def decide(request: Request, index: int) -> Any:
+        reviewer = reviewer_of(request)
+        if not reviewer or not 0 <= index < len(state.items):
+            return RedirectResponse("/", status_code=303)
+        item, form = state.items[index], request.state.form
+        action = _one(form, "action")
+        label = _one(form, "label") or item.label
+        if action == "correct":
+            label = "NotRec" if item.label == "Rec" else "Rec"
+        chosen = [i for i in _options(item) if i in form.get("ingredients", [])]
+        after = {"label": None if action == "exclude" else label, "ingredients": chosen,
+                 "exclusion": (_one(form, "exclusion") or None) if action == "exclude" else None,
+                 "note": _one(form, "note")[:2000]}
+        try:
+            state.store.save(BENCHMARK, item.key, reviewer, action, item.proposed, after)
+        except DataError as exc:
+            return page(request, "item.html", 400, item=item, index=index, reviewer=reviewer,
+                        decision=None, filters=_filters(form), query=_query(_filters(form)),
+                        left=0, progress=state.progress(reviewer), conditions=state.conditions,
+                        labels=LABELS, statuses=STATUSES, reasons=EXCLUSION_REASONS,
+                        options=_options(item), error=exc.problem)
+        return RedirectResponse(f"/next?{_query(_filters(form))}", status_code=303)
+
+    @app.get("/static/{name}")
+    def static(name: str) -> Any:
+        if name not in STATIC:  # a fixed list: no path from the request reaches the disk
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response((HERE / "static" / name).read_text(encoding="utf-8"),
+                        media_type=STATIC[name])
+
+    return app
+
+
+def _one(form: Any, key: str) -> str:
+    values = form.get(key) if hasattr(form, "get") else None
+    if isinstance(values, list):
+        return values[0] if values else ""
+    return values or ""
+
+
+def _filters(source: Any) -> dict[str, str]:
+    found = {key: _one(source, key) for key in FILTERS}
+    if found["status"] not in STATUSES:
+        found["status"] = "unreviewed"
+    if found["label"] not in LABELS:
+        found["label"] = ""
+    return found
+
+
+def _query(filters: dict[str, str]) -> str:
+    return urlencode({k: v for k, v in filters.items() if v})
+
+
+def _options(item: ReviewItem) -> list[str]:
+    """Ingredient names a rationale may cite: the proposed ones, then each line's food."""
+    return list(dict.fromkeys([*item.ingredients, *(f for f in item.foods if f)]))
+
+
+def serve(state: ReviewState, host: str, port: int) -> None:  # pragma: no cover - blocking
+    """Run the app with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(state), host=host, port=port, log_level="warning")

@@ -1,0 +1,34 @@
+"""``review export``: each reviewer's last decision per entry as a versioned reviews folder
+(``reviews.jsonl`` + ``manifest.json`` with the file's sha256), the format
+:mod:`nutrireason.fam.reviews` reads."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from nutrireason.fam.reviews import FORMAT, REVIEWS, VERSION
+from nutrireason.io import atomic_folder, sha256_file, write_json_atomic, write_jsonl_atomic
+from nutrireason.review.store import ReviewStore
+
+
+def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam") -> dict[str, Any]:
+    """Write each reviewer's last decision per entry to ``out`` (a new or empty folder)."""
+    rows = [{"benchmark": d.benchmark, "item": d.item, "reviewer": d.reviewer, "at": d.at,
+             "action": d.action, "before": d.before, **_after(d.after)}
+            for d in sorted(store.latest(benchmark).values(), key=lambda d: d.id)]
+    with atomic_folder(out) as folder:
+        write_jsonl_atomic(folder / REVIEWS, rows)
+        manifest = {"format": FORMAT, "version": VERSION, "benchmark": benchmark,
+                    "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "decisions": len(rows), "items": len({r["item"] for r in rows}),
+                    "reviewers": sorted({r["reviewer"] for r in rows}),
+                    "sha256": sha256_file(folder / REVIEWS)}
+        write_json_atomic(folder / "manifest.json", manifest)
+    return manifest
+
+
+def _after(after: dict[str, Any]) -> dict[str, Any]:
+    return {"label": after.get("label"), "ingredients": list(after.get("ingredients") or []),
+            "exclusion": after.get("exclusion"), "note": after.get("note") or ""}

@@ -1,0 +1,163 @@
+"""End to end in headless Chromium (Debian's package, through Playwright): two reviewers at once
+on the real annotation pool; one confirms, corrects and excludes with the buttons and the
+keyboard; the export feeds a FAM-Bench build that changes exactly those labels and names the
+reviews file; the inter-reviewer kappa equals scikit-learn's on the same decisions."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+from sklearn.metrics import cohen_kappa_score  # noqa: E402
+
+from nutrireason.fam.reviews import apply_reviews, read_reviews  # noqa: E402
+from nutrireason.review.app import ReviewState, create_app  # noqa: E402
+from nutrireason.review.export import export_reviews  # noqa: E402
+from nutrireason.review.items import load_items  # noqa: E402
+from nutrireason.review.stats import review_stats  # noqa: E402
+from nutrireason.review.store import ReviewStore  # noqa: E402
+from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def served(fam_pool, recipe_build, tmp_path_factory):
+    """The app over the real pool on 127.0.0.1 (a free port), stopped after the module."""
+    from nutrireason.pipeline.review import canonical_namer
+
+    items = load_items(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl",
+                       canonical_namer())
+    db = tmp_path_factory.mktemp("review") / "reviews.sqlite"
+    state = ReviewState(items, ReviewStore(db))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(state), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not server.started and time.monotonic() < end:
+        time.sleep(0.1)
+    assert server.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}", state
+    server.should_exit = True
+    thread.join(timeout=10)
+    state.store.close()
+
+
+def _sign_in(context, url: str, name: str):
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("pageerror", lambda e: problems.append(str(e)))
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    tab.goto(url + "/")
+    tab.fill("#name", name)
+    tab.click("#start")
+    tab.wait_for_selector("#entry")
+    return tab, problems
+
+
+def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr28, tmp_path):
+    sync_playwright = _playwright()
+    url, state = served
+    first_three = [item.key for item in state.items[:3]]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            ben, ben_problems = _sign_in(browser.new_context(), url, "Ben")
+            ana, ana_problems = _sign_in(browser.new_context(), url, "Ana")
+            # Ben confirms the first three entries with the keyboard
+            for key in first_three:
+                assert ben.get_attribute("#entry", "data-key") == key
+                ben.keyboard.press("c")
+                ben.wait_for_function(
+                    f"document.querySelector('#entry')?.dataset.key !== {json.dumps(key)}")
+            # Ana, at the same time in another browser: confirm, correct, exclude
+            assert ana.get_attribute("#entry", "data-key") == first_three[0]
+            ana.click("#confirm")
+            ana.wait_for_function(
+                f"document.querySelector('#entry').dataset.key === {json.dumps(first_three[1])}")
+            ana.fill("#note", "the rule misses the sauce")
+            ana.keyboard.press("Tab")  # leave the note: shortcuts are off while typing
+            ana.click("#correct")
+            ana.wait_for_function(
+                f"document.querySelector('#entry').dataset.key === {json.dumps(first_three[2])}")
+            ana.select_option("#exclusion", "hidden ingredient")
+            ana.click("#exclude")
+            ana.wait_for_selector("#entry")
+            condition = state.items[0].condition
+            row = ana.locator(f'#progress tr[data-condition="{condition}"] .done')
+            assert int(row.inner_text()) >= 1
+            # the disagreement filter shows the entries the two decided differently
+            ana.select_option("#filter-status", "disagreements")
+            ana.click("#filters button")
+            ana.wait_for_selector("#entry")
+            assert ana.get_attribute("#entry", "data-key") in first_three[1:]
+            assert ana_problems == [] and ben_problems == []
+        finally:
+            browser.close()
+
+    decisions = state.store.decisions("fam")
+    assert [(d.reviewer, d.action) for d in decisions] == [
+        ("Ben", "confirm"), ("Ben", "confirm"), ("Ben", "confirm"),
+        ("Ana", "confirm"), ("Ana", "correct"), ("Ana", "exclude")]
+    assert decisions[4].after["note"] == "the rule misses the sauce"
+
+    # the export, and kappa against scikit-learn on the same (exported) decisions
+    manifest = export_reviews(state.store, tmp_path / "reviews")
+    rows = [json.loads(line) for line in (tmp_path / "reviews" / "reviews.jsonl").open()]
+    by = {(r["item"], r["reviewer"]): r["label"] or "excluded" for r in rows}
+    ana_labels = [by[(k, "Ana")] for k in first_three]
+    ben_labels = [by[(k, "Ben")] for k in first_three]
+    pair = review_stats(state.store.latest("fam"))["inter_reviewer"]["pairs"][0]
+    assert pair["reviewers"] == ["Ana", "Ben"] and pair["items"] == 3
+    assert pair["cohen_kappa"] == pytest.approx(cohen_kappa_score(ana_labels, ben_labels))
+
+    # the build: exactly the reviewed labels change (Ana's decisions are the latest)
+    from nutrireason.fam.build import build_fam, read_annotations
+
+    pool = read_annotations(fam_pool / "annotations.jsonl")
+    applied = apply_reviews(pool, read_reviews(tmp_path / "reviews"))
+    before, after = _entries(pool), _entries(applied)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    assert changed == set(first_three[1:])
+    corrected = first_three[1]
+    assert after[corrected] != before[corrected] and first_three[2] not in after
+
+    out = tmp_path / "fam"
+    built = build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out,
+                      reviews=tmp_path / "reviews")
+    assert built["reviews"]["sha256"] == manifest["sha256"]
+    assert built["reviews"]["file"].endswith("reviews.jsonl")
+    assert any(entry["name"] == "reviews.jsonl" for entry in built["inputs"])
+    plain = tmp_path / "plain"
+    build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, plain)
+    old, new = _dish_labels(plain), _dish_labels(out)
+    moved = {k for k in old.keys() & new.keys() if old[k] != new[k]}
+    assert moved <= {corrected}
+    assert first_three[2] not in new
+    if corrected in new:
+        assert new[corrected] == after[corrected]
+
+
+def _entries(pool: list[dict]) -> dict[str, str]:
+    return {f"{row['recipe_id']}::{e['condition']}": side
+            for row in pool for side in ("rec", "not_rec") for e in row[side]}
+
+
+def _dish_labels(folder) -> dict[str, str]:
+    labels = {}
+    for line in (folder / "dish.jsonl").open():
+        row = json.loads(line)
+        side = "rec" if row["gold"]["decision"] == "recommend" else "not_rec"
+        labels[f"{row['recipe_id']}::{row['condition']}"] = side
+    return labels
