@@ -44,6 +44,8 @@ EXPECTED_COMMANDS = {
     ("review", "serve"),
     ("review", "export"),
     ("review", "stats"),
+    ("human",),
+    ("human", "serve"),
 }
 
 

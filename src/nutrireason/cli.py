@@ -27,7 +27,8 @@ GROUPS = {"data": "Offline data bundles: pull and inspect.",
           "fam": "FAM-Bench construction: annotation, instances, statistics.",
           "recipes": "Recipe corpora: parse, match to USDA SR28, nutrition.",
           "export": "The benchmarks for other tools: Hugging Face datasets, lm-eval, GraphML.",
-          "review": "Expert review of FAM-Bench labels: a local web app, export, agreement."}
+          "review": "Expert review of FAM-Bench labels: a local web app, export, agreement.",
+          "human": "The human baseline: people answer held-out items in a browser."}
 for _name, _help in GROUPS.items():
     app.add_typer(typer.Typer(help=_help, no_args_is_help=True), name=_name)
 VERBOSE = False  # --verbose: tracebacks with toolkit errors, library logs on stderr
@@ -497,6 +498,32 @@ def review_stats(db: ReviewDb = None) -> None:
 
     for line in stats_lines(stats(db)):
         console.print(line, markup=False, highlight=False)
+
+
+@command("human serve")
+def human_serve(
+    participant: Annotated[str, opt("The participant's name (model = human/<name>).")],
+    out: Annotated[Path, opt("Run folder for the answers (re-run to resume).")],
+    task: Annotated[str, opt("dish, rank or ngqa-binary.")] = "dish",
+    n: Annotated[int, opt("Held-out items to answer.", "--n", min=1)] = 100,
+    seed: Annotated[int, opt("Sampling seed of the items.")] = 0,
+    level: Annotated[str, opt("NGQA level for ngqa-binary.")] = "standard",
+    benchmark_dir: Annotated[Path | None, opt("A built benchmark (default: the last).")] = None,
+    host: Annotated[str, opt("Address to bind; other than loopback needs --token.")]
+    = "127.0.0.1",
+    port: Annotated[int, opt("Port.", min=1, max=65535)] = 8766,
+    token: Annotated[str | None, opt("Required on every request (`?token=` once).")] = None,
+) -> None:
+    """A participant answers held-out items in the benchmark's own input, with a timer; the
+    answers are run records (`score` and `report` read them like a model's)."""
+    from nutrireason.pipeline.human import human_serve as serve
+    from nutrireason.pipeline.review import check_host
+
+    check_host(host, token)
+    console.print(f"open http://{host}:{port}/{'?token=...' if token else ''} (stops by itself "
+                  "when every item is answered; Ctrl-C keeps the answers so far)")
+    summary = serve(task, n, seed, participant, out, host, port, token, benchmark_dir, level)
+    console.print(f"{summary.total_ok} answers in {out}; next: nutrireason score {out}")
 
 
 @command("demo")

@@ -68,6 +68,8 @@ def _sign_in(context, url: str, name: str):
 
 def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr28, tmp_path):
     sync_playwright = _playwright()
+    from playwright.sync_api import expect
+
     url, state = served
     first_three = [item.key for item in state.items[:3]]
     with sync_playwright() as pw:
@@ -79,18 +81,15 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
             for key in first_three:
                 assert ben.get_attribute("#entry", "data-key") == key
                 ben.keyboard.press("c")
-                ben.wait_for_function(
-                    f"document.querySelector('#entry')?.dataset.key !== {json.dumps(key)}")
+                expect(ben.locator("#entry")).not_to_have_attribute("data-key", key)
             # Ana, at the same time in another browser: confirm, correct, exclude
             assert ana.get_attribute("#entry", "data-key") == first_three[0]
             ana.click("#confirm")
-            ana.wait_for_function(
-                f"document.querySelector('#entry').dataset.key === {json.dumps(first_three[1])}")
+            expect(ana.locator("#entry")).to_have_attribute("data-key", first_three[1])
             ana.fill("#note", "the rule misses the sauce")
             ana.keyboard.press("Tab")  # leave the note: shortcuts are off while typing
             ana.click("#correct")
-            ana.wait_for_function(
-                f"document.querySelector('#entry').dataset.key === {json.dumps(first_three[2])}")
+            expect(ana.locator("#entry")).to_have_attribute("data-key", first_three[2])
             ana.select_option("#exclusion", "hidden ingredient")
             ana.click("#exclude")
             ana.wait_for_selector("#entry")

@@ -131,6 +131,15 @@ def _llamacpp(model: str, options: dict[str, Any]) -> Backend:
     return LlamaCppBackend.from_name(model, **options)
 
 
+@register_backend("human")
+def _human(model: str, options: dict[str, Any]) -> Backend:
+    from nutrireason.models.human import HumanBackend
+
+    if options:
+        raise NutriReasonError(f"model 'human/{model}' takes no options: {sorted(options)}")
+    return HumanBackend(model)
+
+
 @register_backend("scripted")
 def _scripted(model: str, options: dict[str, Any]) -> Backend:
     from nutrireason.models.scripted import ScriptedBackend

@@ -782,12 +782,36 @@ def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
             "retrieval": retrieval_table(part)}
 
 
+# FAM-Bench Figure 4: non-expert humans on 100 held-out items (per task: metric, figure).
+PAPER_HUMAN = {"fam_dish": ("accuracy", 0.630), "fam_rank": ("top1_accuracy", 0.370)}
+HUMAN_SOURCE = "FAM-Bench (arXiv:2605.31410) Figure 4: non-expert humans, 100 held-out items"
+
+
+def human_table(frame: pd.DataFrame) -> Table | None:
+    """People (``human/<participant>`` runs of ``nutrireason human serve``) beside the
+    paper's human baseline; None without human runs on a task the paper reports."""
+    part = frame[frame["model"].str.startswith("human/") & frame["task"].isin(PAPER_HUMAN)]
+    if part.empty:
+        return None
+    rows = []
+    for _, group in part.sort_values(["task", "model"]).iterrows():
+        metric, paper = PAPER_HUMAN[group["task"]]
+        rows.append([group["model"].split("/", 1)[1], FAM_TASK_LABELS[group["task"]],
+                     metric, f"{int(group.get('n') or 0):,}",
+                     _fmt(_number(group.get(f"metric.{metric}")), "{:.1%}"), f"{paper:.1%}"])
+    return Table([Column("participant", "Participant"), Column("task", "Task"),
+                  Column("metric", "Metric")],
+                 [Column("items", "Items"), Column("ours", "This run"),
+                  Column("paper", "Paper (humans)")], rows, notes=[HUMAN_SOURCE])
+
+
 def fam_tables(frame: pd.DataFrame, pools: dict[tuple[str, str], FamPool] | None = None
                ) -> dict[str, Table]:
     """FAM-Bench Table 1 (on each model's common pool when the runs' metrics.json have
-    ``pools``, see :func:`fam_pool_entries`), and Table 2 when some method has a non-text input
-    variant."""
-    built = {"fam_table1": fam_table1(frame, pools), "fam_modality": fam_modality(frame)}
+    ``pools``, see :func:`fam_pool_entries`), Table 2 when some method has a non-text input
+    variant, and people beside the paper's human baseline when there are human runs."""
+    built = {"fam_table1": fam_table1(frame, pools), "fam_modality": fam_modality(frame),
+             "human_baseline": human_table(frame)}
     return {name: table for name, table in built.items() if table is not None}
 
 

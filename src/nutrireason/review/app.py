@@ -85,18 +85,21 @@ class ReviewState:
         return rows
 
 
-def create_app(state: ReviewState) -> FastAPI:
-    """The FastAPI application over ``state`` (fastapi is the ``review`` extra)."""
-    env = Environment(loader=FileSystemLoader(HERE / "templates"),
-                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
-    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+def templates() -> Environment:
+    """The package's Jinja2 templates, escaping everything they render."""
+    return Environment(loader=FileSystemLoader(HERE / "templates"),
+                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+
+
+def add_security(app: FastAPI, token: str | None) -> None:
+    """Token (when set) on every request; on every POST a URL-encoded form (no uploads) whose
+    CSRF field matches the browser's cookie (parsed into ``request.state.form``); a strict CSP."""
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
-        """Token (when set) on every request; CSRF and form type on every POST."""
-        if state.token is not None:
+        if token is not None:
             given = request.query_params.get("token") or request.cookies.get("nr_token") or ""
-            if not hmac.compare_digest(given, state.token):
+            if not hmac.compare_digest(given, token):
                 return Response("a valid token is required", status_code=403,
                                 media_type="text/plain")
         if request.method == "POST":
@@ -114,8 +117,8 @@ def create_app(state: ReviewState) -> FastAPI:
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
-        if state.token is not None and request.query_params.get("token"):
-            response.set_cookie("nr_token", state.token, httponly=True, samesite="strict")
+        if token is not None and request.query_params.get("token"):
+            response.set_cookie("nr_token", token, httponly=True, samesite="strict")
         if not request.cookies.get("nr_csrf"):
             response.set_cookie("nr_csrf", request.state.csrf, samesite="strict")
         return response
@@ -124,6 +127,20 @@ def create_app(state: ReviewState) -> FastAPI:
     async def csrf_value(request: Request, call_next: Any) -> Any:
         request.state.csrf = request.cookies.get("nr_csrf") or secrets.token_urlsafe(24)
         return await call_next(request)
+
+    @app.get("/static/{name}")
+    def static(name: str) -> Any:
+        if name not in STATIC:  # a fixed list: no path from the request reaches the disk
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response((HERE / "static" / name).read_text(encoding="utf-8"),
+                        media_type=STATIC[name])
+
+
+def create_app(state: ReviewState) -> FastAPI:
+    """The FastAPI application over ``state`` (fastapi is the ``review`` extra)."""
+    env = templates()
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    add_security(app, state.token)
 
     def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(name).render(csrf=request.state.csrf, **values)
@@ -201,13 +218,6 @@ def create_app(state: ReviewState) -> FastAPI:
                         labels=LABELS, statuses=STATUSES, reasons=EXCLUSION_REASONS,
                         options=_options(item), error=exc.problem)
         return RedirectResponse(f"/next?{_query(_filters(form))}", status_code=303)
-
-    @app.get("/static/{name}")
-    def static(name: str) -> Any:
-        if name not in STATIC:  # a fixed list: no path from the request reaches the disk
-            return Response("not found", status_code=404, media_type="text/plain")
-        return Response((HERE / "static" / name).read_text(encoding="utf-8"),
-                        media_type=STATIC[name])
 
     return app
 

@@ -12,3 +12,16 @@ document.addEventListener("keydown", function (event) {
     element.click();
   }
 });
+
+// The human baseline's timer: seconds on the current item.
+(function () {
+  var timer = document.getElementById("timer");
+  if (!timer) {
+    return;
+  }
+  var start = Date.now();
+  window.setInterval(function () {
+    var seconds = Math.floor((Date.now() - start) / 1000);
+    timer.textContent = Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  }, 1000);
+})();
