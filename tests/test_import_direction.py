@@ -45,7 +45,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # pure metrics over records: no models, no raw data, no run engine
     "scoring": LEAVES | {"standards"},
     # display facts come from schema's benchmark registry, not from methods/fam/ngqa
-    "report": LEAVES | {"standards", "scoring", "runs"},
+    "report": LEAVES | {"standards", "scoring", "runs", "review"},
     # orchestration: every stage, but not the entry points
     "pipeline": frozenset({"errors", "paths", "io", "schema", "standards", "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",

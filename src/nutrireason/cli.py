@@ -406,11 +406,13 @@ def report_command(run_dirs: Annotated[list[Path], arg("Scored run directories."
                    out: Annotated[Path, opt("Report directory.")],
                    keep_last: Annotated[bool, opt(
                        "Where runs score the same group, show the last run's numbers (with a "
-                       "warning) instead of refusing.")] = False) -> None:
+                       "warning) instead of refusing.")] = False,
+                   reviews: Annotated[Path | None, opt(
+                       "A `review export` folder: show its agreement too.")] = None) -> None:
     """Tables (Markdown, CSV, LaTeX), plots and one self-contained HTML report for runs."""
     from nutrireason.report import build_report
 
-    console.print(f"wrote {build_report(list(run_dirs), out, keep_last, warn=note)}")
+    console.print(f"wrote {build_report(list(run_dirs), out, keep_last, note, reviews)}")
 
 
 @command("export hf")

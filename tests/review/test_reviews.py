@@ -165,3 +165,22 @@ def test_stats_per_condition_and_rules_against_experts(tmp_path):
     assert rules["agreement"] == pytest.approx(4 / 6)
     assert rules["cohen_kappa"] == pytest.approx(cohen_kappa_score(proposed, decided))
     assert result["inter_reviewer"]["fleiss_items"] == 0  # no entry has all three reviewers
+
+
+def test_the_report_shows_the_agreement_of_a_reviews_export(tmp_path):
+    from nutrireason.report import build_report
+    from tests.report import write_runs
+
+    store = ReviewStore(tmp_path / "r.sqlite")
+    ana = ["Rec", "NotRec", "Rec", "Rec"]
+    ben = ["Rec", "NotRec", "NotRec", "Rec"]
+    for index, (a, b) in enumerate(zip(ana, ben, strict=True)):
+        for who, label in (("ana", a), ("ben", b)):
+            _save(store, f"r{index}::gout", who, "confirm" if label == "Rec" else "correct",
+                  label)
+    export_reviews(store, tmp_path / "reviews")
+    page = build_report(write_runs(tmp_path / "runs"), tmp_path / "out",
+                        reviews=tmp_path / "reviews").read_text()
+    assert 'id="review-section"' in page
+    assert f"{cohen_kappa_score(ana, ben):.3f}" in page
+    assert (tmp_path / "out" / "review_agreement.csv").is_file()

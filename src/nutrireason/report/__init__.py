@@ -113,14 +113,16 @@ def load_run(run_dir: str | Path) -> RunData:
 
 
 def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
-                 warn: Callable[[str], None] | None = None) -> Path:
+                 warn: Callable[[str], None] | None = None,
+                 reviews: Path | None = None) -> Path:
     """Write the tables, plots and ``report.html`` for ``run_dirs`` into ``out``; return the
     path of report.html.
 
     Two runs that score the same (method, model, task, level) group are refused, naming the
     group and both runs, and nothing is written. With ``keep_last`` the last run given holds
     the group in the tables and each overlap is passed to ``warn`` and listed at the top of
-    report.html."""
+    report.html. ``reviews``: a ``review export`` folder whose agreement statistics the
+    report shows too."""
     from nutrireason.report import html, plots, tables
 
     if not run_dirs:
@@ -136,6 +138,10 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     frame = tables.groups_frame(metrics, [run.scores.values() for run in runs])
     built = {**tables.ngqa_tables(frame),
              **tables.fam_tables(frame, tables.fam_pool_entries(metrics))}
+    if reviews is not None:
+        from nutrireason.review.stats import decisions_from_file, latest_of, review_stats
+
+        built |= tables.review_tables(review_stats(latest_of(decisions_from_file(reviews))))
     tables.write_tables(built, out)
     ngqa = tables.ngqa_frame(frame)
     figures = plots.write_plots(tables.efficiency_frame(ngqa), tables.retrieval_by_method(ngqa),

@@ -805,6 +805,34 @@ def human_table(frame: pd.DataFrame) -> Table | None:
                   Column("paper", "Paper (humans)")], rows, notes=[HUMAN_SOURCE])
 
 
+def review_tables(stats: dict[str, Any]) -> dict[str, Table]:
+    """Expert review (``review stats`` of a reviews export): per condition, and agreement."""
+    kinds = sorted(stats["kinds"])
+    rows = [[name, f"{row['decisions']:,}", f"{row['confirmation_rate']:.1%}",
+             *(f"{row['kinds'].get(kind, 0):,}" for kind in kinds)]
+            for name, row in stats["conditions"].items()]
+    conditions = Table([Column("condition", "Condition")],
+                       [Column("decisions", "Decisions"), Column("confirmed", "Confirmed"),
+                        *(Column(kind, kind) for kind in kinds)], rows)
+    agreement = []
+    for pair in stats["inter_reviewer"]["pairs"]:
+        agreement.append(["Cohen's kappa", " / ".join(pair["reviewers"]), f"{pair['items']:,}",
+                          _fmt(pair["cohen_kappa"], "{:.3f}"),
+                          _fmt(pair["agreement"], "{:.1%}")])
+    if stats["inter_reviewer"]["fleiss_items"]:
+        agreement.append(["Fleiss' kappa", "all reviewers",
+                          f"{stats['inter_reviewer']['fleiss_items']:,}",
+                          _fmt(stats["inter_reviewer"]["fleiss_kappa"], "{:.3f}"), ""])
+    rules = stats["rules_vs_experts"]
+    agreement.append(["Cohen's kappa", "rules vs experts", f"{rules['decisions']:,}",
+                      _fmt(rules["cohen_kappa"], "{:.3f}"), _fmt(rules["agreement"], "{:.1%}")])
+    return {"review_conditions": conditions,
+            "review_agreement": Table([Column("statistic", "Statistic"),
+                                       Column("between", "Between")],
+                                      [Column("entries", "Entries"), Column("value", "Value"),
+                                       Column("raw", "Raw agreement")], agreement)}
+
+
 def fam_tables(frame: pd.DataFrame, pools: dict[tuple[str, str], FamPool] | None = None
                ) -> dict[str, Table]:
     """FAM-Bench Table 1 (on each model's common pool when the runs' metrics.json have

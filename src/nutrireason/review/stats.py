@@ -5,13 +5,34 @@ agreement and Cohen's kappa. A decision's category is its label, or ``excluded``
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from nutrireason.review.store import Decision
 
 CATEGORIES = ("Rec", "NotRec", "excluded")
+
+
+def decisions_from_file(path: Path) -> list[Decision]:
+    """The decisions of a ``review export`` folder (or its reviews.jsonl), in file order."""
+    from nutrireason.fam.reviews import read_reviews, reviews_file
+
+    path = reviews_file(path)
+    read_reviews(path)  # checks every line, naming the one that is malformed
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [Decision(index, row.get("benchmark", "fam"), row["item"], row["reviewer"],
+                     row["at"], row["action"], row.get("before") or {},
+                     {key: row.get(key) for key in ("label", "ingredients", "exclusion",
+                                                    "note")})
+            for index, row in enumerate(rows, 1)]
+
+
+def latest_of(decisions: list[Decision]) -> dict[tuple[str, str], Decision]:
+    """(item, reviewer) -> the reviewer's last decision on the item."""
+    return {(d.item, d.reviewer): d for d in sorted(decisions, key=lambda d: (d.at, d.id))}
 
 
 def category(decision: Decision) -> str:
