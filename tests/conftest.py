@@ -81,3 +81,28 @@ def real_build(fam_pool, recipe_build, sr28, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("fam")
     build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out)
     return out
+
+
+@pytest.fixture(scope="session")
+def ngqa_inputs(nhanes_bundle_dirs, recipe_build):
+    """(users, food tables) of an NGQA build from the real bundles."""
+    import pandas as pd
+
+    from nutrireason.ngqa.users import annotate_users
+    from nutrireason.recipes.foods import FoodTables
+    from nutrireason.sources.nhanes_bundle import read_nhanes_bundle
+
+    users = annotate_users(read_nhanes_bundle(*nhanes_bundle_dirs)).users
+    foods = FoodTables(pd.read_parquet(recipe_build / "foods.parquet"),
+                       pd.read_parquet(recipe_build / "food_ingredients.parquet"))
+    return users, foods
+
+
+@pytest.fixture(scope="session")
+def ngqa_build(ngqa_inputs, tmp_path_factory) -> Path:
+    """An NGQA benchmark folder (``ngqa build``, seed 0) from the real bundles."""
+    from nutrireason.ngqa.build import build_benchmark
+
+    out = tmp_path_factory.mktemp("ngqa")
+    build_benchmark(*ngqa_inputs, out, seed=0)
+    return out

@@ -18,7 +18,7 @@ import networkx as nx
 PACKAGE = "nutrireason"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
-LEAVES = frozenset({"errors", "paths", "io", "schema"})
+LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile"})
 ANYTHING = None  # a unit that may import every other unit
 # The package itself (``from nutrireason import __version__``): Python imports it before any
 # submodule, so naming it adds no dependency; test_the_package_root_stays_a_leaf keeps it light.
@@ -31,6 +31,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "paths": frozenset({"errors"}),
     "io": frozenset({"errors"}),
     "schema": frozenset({"errors"}),
+    "reviewfile": frozenset({"errors"}),  # the reviews file format every build reads
     "standards": LEAVES,
     # models never asks sources/bundles: a model file's path is passed in, or (llamacpp/smollm2)
     # found under paths.bundles_dir() where `data pull` unpacks it
@@ -47,7 +48,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # display facts come from schema's benchmark registry, not from methods/fam/ngqa
     "report": LEAVES | {"standards", "scoring", "runs", "review"},
     # orchestration: every stage, but not the entry points
-    "pipeline": frozenset({"errors", "paths", "io", "schema", "standards", "models", "sources",
+    "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "standards",
+                           "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",
                            "review"}),
     # the review app reads the FAM pool and writes the reviews file fam/ reads back

@@ -161,13 +161,15 @@ def ngqa_build(
         "Standard level: `strict` (two distinct tags, links from two conditions/diets where "
         "the user has them; the paper's wording) or `loose` (two links). Default: ngqa.yaml.")
     ] = None,
+    reviews: Annotated[Path | None, opt("A `review export --benchmark ngqa` folder.")] = None,
+    reviewed_only: Annotated[bool, opt("Keep only the question pairs reviewed.")] = False,
 ) -> None:
     """Build the NGQA benchmark: knowledge graph, questions per level and task, statistics."""
     from nutrireason.pipeline.stages import NgqaStage
 
     rule = standard_rule.value if standard_rule else None
     ensure(NgqaStage(out=out, users=users, foods=foods, fndds=fndds, seed=seed,
-                     standard_rule=rule),
+                     standard_rule=rule, reviews=reviews, reviewed_only=reviewed_only),
            "sampling questions and writing the benchmark")
 
 
@@ -458,6 +460,7 @@ def export_graphml_command(
 
 
 ReviewDb = Annotated[Path | None, opt("Review database (default: <data home>/reviews).")]
+ReviewBenchmark = Annotated[str, opt("fam (pool entries) or ngqa (questions).")]
 
 
 @command("review serve")
@@ -466,16 +469,19 @@ def review_serve(
     = "127.0.0.1",
     port: Annotated[int, opt("Port.", min=1, max=65535)] = 8765,
     token: Annotated[str | None, opt("Required on every request (`?token=` once).")] = None,
-    annotations: Annotated[Path | None, opt("A `fam annotate` directory.")] = None,
-    recipes: RecipesDir = None, db: ReviewDb = None,
+    benchmark: ReviewBenchmark = "fam",
+    annotations: Annotated[Path | None, opt("FAM-Bench: a `fam annotate` directory.")] = None,
+    recipes: RecipesDir = None,
+    ngqa_build: Annotated[Path | None, opt("NGQA: an `ngqa build` directory.")] = None,
+    db: ReviewDb = None,
 ) -> None:
-    """Review FAM-Bench pool entries in a browser: confirm, correct, edit the rationale or
-    exclude; each decision is saved at once."""
+    """Review FAM-Bench pool entries or NGQA questions in a browser: confirm, correct, edit
+    the rationale or exclude; each decision is saved at once."""
     from nutrireason.pipeline.review import check_host, open_state
     from nutrireason.review.app import serve
 
     check_host(host, token)
-    state = open_state(db, annotations, recipes, token)
+    state = open_state(db, benchmark, annotations, recipes, ngqa_build, token)
     console.print(f"{len(state.items):,} entries; open http://{host}:{port}/"
                   f"{'?token=...' if token else ''} (Ctrl-C stops; decisions are saved)")
     serve(state, host, port)
@@ -483,22 +489,22 @@ def review_serve(
 
 @command("review export")
 def review_export(out: Annotated[Path, arg("A new folder for reviews.jsonl + manifest.json.")],
-                  db: ReviewDb = None) -> None:
-    """Each reviewer's last decision per entry, for `fam build --reviews`."""
+                  db: ReviewDb = None, benchmark: ReviewBenchmark = "fam") -> None:
+    """Each reviewer's last decision per entry, for `fam build` / `ngqa build --reviews`."""
     from nutrireason.pipeline.review import export
 
-    manifest = export(db, out)
+    manifest = export(db, out, benchmark)
     console.print(f"wrote {manifest['decisions']} decisions on {manifest['items']} entries to "
                   f"{out} (sha256 {manifest['sha256'][:12]})")
 
 
 @command("review stats")
-def review_stats(db: ReviewDb = None) -> None:
+def review_stats(db: ReviewDb = None, benchmark: ReviewBenchmark = "fam") -> None:
     """Confirmation rate and corrections per condition, Cohen's and Fleiss' kappa between
     reviewers, and the rules against the experts."""
     from nutrireason.pipeline.review import stats, stats_lines
 
-    for line in stats_lines(stats(db)):
+    for line in stats_lines(stats(db, benchmark)):
         console.print(line, markup=False, highlight=False)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 
@@ -16,22 +15,6 @@ def need(module: str) -> None:
         pytest.skip(f"{module} is not installed (install the extra: "
                     "pip install -e '.[interop]'; scripts/test.sh does)",
                     allow_module_level=True)
-
-
-@pytest.fixture(scope="session")
-def ngqa_build(nhanes_bundle_dirs, recipe_build, tmp_path_factory) -> Path:
-    """An NGQA benchmark folder (``ngqa build``) from the real bundles."""
-    from nutrireason.ngqa.build import build_benchmark
-    from nutrireason.ngqa.users import annotate_users
-    from nutrireason.recipes.foods import FoodTables
-    from nutrireason.sources.nhanes_bundle import read_nhanes_bundle
-
-    users = annotate_users(read_nhanes_bundle(*nhanes_bundle_dirs)).users
-    foods = FoodTables(pd.read_parquet(recipe_build / "foods.parquet"),
-                       pd.read_parquet(recipe_build / "food_ingredients.parquet"))
-    out = tmp_path_factory.mktemp("ngqa")
-    build_benchmark(users, foods, out, seed=0)
-    return out
 
 
 @pytest.fixture(scope="session")

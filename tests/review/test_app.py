@@ -52,7 +52,8 @@ def test_a_decision_is_saved_and_the_next_entry_follows(small_pool, tmp_path):
     saved = state.store.decisions()
     assert [(d.item, d.reviewer, d.action, d.label) for d in saved] == [
         ("pasta-bake::osteoporosis", "Ana", "correct", "NotRec")]
-    assert saved[0].before == {"label": "Rec", "ingredients": ["cheddar"]}
+    assert saved[0].before == {"label": "Rec", "ingredients": ["cheddar"],
+                               "group": "osteoporosis"}
     assert saved[0].after["note"] == "too salty"
     following = client.get(reply.headers["location"])
     assert 'data-key="pasta-bake::celiac_disease"' in following.text  # unreviewed only
@@ -77,7 +78,7 @@ def test_exclusion_needs_a_listed_reason(small_pool, tmp_path):
     csrf = _signed_in(client)
     bad = client.post("/item/1", headers=FORM, content=f"csrf={csrf}&action=exclude"
                       "&exclusion=bored")
-    assert bad.status_code == 400 and "paper&#39;s reasons" in bad.text
+    assert bad.status_code == 400 and "listed reasons" in bad.text
     good = client.post("/item/1", headers=FORM, follow_redirects=False,
                        content=f"csrf={csrf}&action=exclude&exclusion=hidden+ingredient")
     assert good.status_code == 303

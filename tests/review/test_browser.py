@@ -16,12 +16,13 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 from sklearn.metrics import cohen_kappa_score  # noqa: E402
 
-from nutrireason.fam.reviews import apply_reviews, read_reviews  # noqa: E402
+from nutrireason.fam.reviews import apply_reviews  # noqa: E402
 from nutrireason.review.app import ReviewState, create_app  # noqa: E402
 from nutrireason.review.export import export_reviews  # noqa: E402
 from nutrireason.review.items import load_items  # noqa: E402
 from nutrireason.review.stats import review_stats  # noqa: E402
 from nutrireason.review.store import ReviewStore  # noqa: E402
+from nutrireason.reviewfile import read_reviews  # noqa: E402
 from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

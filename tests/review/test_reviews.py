@@ -10,11 +10,12 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from nutrireason.errors import DataError
-from nutrireason.fam.reviews import apply_reviews, item_key, read_reviews
+from nutrireason.fam.reviews import apply_reviews
 from nutrireason.review.export import export_reviews
 from nutrireason.review.items import load_items
 from nutrireason.review.stats import fleiss, review_stats
 from nutrireason.review.store import ReviewStore
+from nutrireason.reviewfile import item_key, read_reviews
 from tests.review.conftest import POOL
 
 

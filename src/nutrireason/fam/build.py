@@ -26,7 +26,7 @@ from nutrireason.fam.instances import (
 )
 from nutrireason.fam.kb import load_kb
 from nutrireason.fam.pool import food_table, read_recipes, rule_files
-from nutrireason.fam.reviews import apply_reviews, read_reviews, reviews_file
+from nutrireason.fam.reviews import apply_reviews
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import (
     input_fingerprints,
@@ -35,6 +35,7 @@ from nutrireason.io import (
     write_json_atomic,
     write_jsonl_atomic,
 )
+from nutrireason.reviewfile import read_reviews, reviews_file
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import standards_dir
 

@@ -22,7 +22,14 @@ import numpy as np
 import pandas as pd
 
 from nutrireason import __version__
-from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
+from nutrireason.errors import DataError
+from nutrireason.io import (
+    atomic_path,
+    input_fingerprints,
+    sha256_file,
+    write_json_atomic,
+    write_parquet_atomic,
+)
 from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
 from nutrireason.ngqa.foods import question_foods
 from nutrireason.ngqa.questions import (
@@ -44,6 +51,7 @@ from nutrireason.ngqa.questions import (
     user_profiles,
 )
 from nutrireason.recipes.foods import FoodTables
+from nutrireason.reviewfile import item_key, read_reviews, reviews_file
 from nutrireason.standards import Standards, load_standards
 
 GENERATOR = f"nutrireason {__version__} ngqa-build 3"
@@ -61,9 +69,11 @@ class NgqaBuild:
 def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int = 0,
                     inputs: list[Path] | None = None, caps: dict[str, int] | None = None,
                     config: NgqaConfig | None = None, standards: Standards | None = None,
-                    standard_rule: str | None = None) -> NgqaBuild:
+                    standard_rule: str | None = None, reviews: Path | None = None,
+                    reviewed_only: bool = False) -> NgqaBuild:
     """Sample questions for every level, write all files, return the statistics.
-    ``standard_rule`` (``strict`` or ``loose``) defaults to ``standard_rule`` in ngqa.yaml."""
+    ``standard_rule`` (``strict`` or ``loose``) defaults to ``standard_rule`` in ngqa.yaml;
+    ``reviews`` (a ``review export`` of NGQA questions) is applied to the sampled questions."""
     config = config or load_ngqa_config()
     standards = standards or load_standards()
     rule = standard_rule or config.standard_rule
@@ -73,11 +83,43 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     qfoods = question_foods(foods, config, standards)
     selection = select_questions(profiles, qfoods, config, seed, caps, rule)
     questions = make_questions(profiles, qfoods, config, selection, rule)
+    manifest_reviews = None
+    if reviews is not None:
+        questions, manifest_reviews = reviewed_questions(questions, reviews, reviewed_only)
+    elif reviewed_only:
+        raise DataError(None, "--reviewed-only needs --reviews", field="--reviewed-only")
     stats = statistics(questions, len(profiles), len(qfoods))
     stats["level_rule"] = level_rule_stats(questions, rule, selection, profiles, qfoods)
-    _write(out, questions, graph_tables(everyone, qfoods, standards), stats,
-           _manifest(seed, caps, rule, inputs or [], stats))
+    manifest = _manifest(seed, caps, rule, (inputs or []) +
+                         ([reviews_file(reviews)] if reviews is not None else []), stats)
+    if manifest_reviews is not None:
+        manifest["reviews"] = manifest_reviews
+    _write(out, questions, graph_tables(everyone, qfoods, standards), stats, manifest)
     return NgqaBuild(out, stats, questions)
+
+
+def reviewed_questions(questions: pd.DataFrame, reviews: Path, reviewed_only: bool
+                       ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The questions with expert decisions applied by (user, food): an exclusion drops the
+    pair's questions (all three tasks), a correction flips its binary answer (the multi-label
+    and text answers follow the tags and are kept); with ``reviewed_only`` only reviewed pairs
+    stay. Question ids keep their sample positions. Also what the manifest records."""
+    verdicts = read_reviews(reviews, "ngqa")
+    keys = [item_key(str(u), str(f)) for u, f in zip(questions["user_id"], questions["food_id"],
+                                                      strict=True)]
+    keep, answers = [], []
+    for key, answer in zip(keys, questions["answer_binary"], strict=True):
+        verdict = verdicts.get(key)
+        keep.append(verdict is not None and verdict.label is not None if reviewed_only
+                    else verdict is None or verdict.label is not None)
+        answers.append(verdict.label if verdict is not None and verdict.label else answer)
+    reviewed = questions.assign(answer_binary=answers)[keep].reset_index(drop=True)
+    path = reviews_file(reviews)
+    return reviewed, {"file": str(path.resolve()), "sha256": sha256_file(path),
+                      "entries": len(verdicts), "reviewed_only": reviewed_only,
+                      "questions_dropped": int(len(keep) - sum(keep)),
+                      "answers_changed": int(sum(a != b for a, b, k in zip(
+                          answers, questions["answer_binary"], keep, strict=True) if k))}
 
 
 def select_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,

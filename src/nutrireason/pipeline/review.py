@@ -33,19 +33,28 @@ def check_host(host: str, token: str | None) -> None:
                         expected="at least 12 characters")
 
 
-def open_state(db: Path | None, annotations: Path | None, recipes: Path | None,
-               token: str | None) -> Any:
-    """The review app's state: FAM-Bench pool entries and the decisions database."""
+def open_state(db: Path | None, benchmark: str, annotations: Path | None,
+               recipes: Path | None, ngqa_build: Path | None, token: str | None) -> Any:
+    """The review app's state: FAM-Bench pool entries or NGQA questions, and the decisions
+    database."""
     from nutrireason.review.app import ReviewState
-    from nutrireason.review.items import load_items
+    from nutrireason.review.items import load_items, load_ngqa_items
     from nutrireason.review.store import ReviewStore, default_store_path
 
-    pool = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
-    corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
-    items = load_items(pool, corpus, canonical_namer())
+    if benchmark == "ngqa":
+        source = (ngqa_build or builds_dir() / "ngqa" / "benchmark") / "questions.parquet"
+        items = load_ngqa_items(source)
+    elif benchmark == "fam":
+        source = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
+        corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
+        items = load_items(source, corpus, canonical_namer())
+    else:
+        raise DataError(None, "unknown benchmark", field="--benchmark", value=benchmark,
+                        expected="fam | ngqa")
     if not items:
-        raise DataError(pool, "no Rec/NotRec entry to review", expected="a `fam annotate` pool")
-    return ReviewState(items, ReviewStore(db or default_store_path()), token)
+        raise DataError(source, "nothing to review", expected="a finished build")
+    return ReviewState(items, ReviewStore(db or default_store_path()), token,
+                       benchmark=benchmark)
 
 
 def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:
@@ -65,7 +74,7 @@ def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:
     return names
 
 
-def export(db: Path | None, out: Path) -> dict[str, Any]:
+def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]:
     from nutrireason.review.export import export_reviews
     from nutrireason.review.store import ReviewStore, default_store_path
 
@@ -74,12 +83,12 @@ def export(db: Path | None, out: Path) -> dict[str, Any]:
         raise DataError(path, "no review database", expected="decisions saved by `review serve`")
     store = ReviewStore(path)
     try:
-        return export_reviews(store, out)
+        return export_reviews(store, out, benchmark)
     finally:
         store.close()
 
 
-def stats(db: Path | None) -> dict[str, Any]:
+def stats(db: Path | None, benchmark: str = "fam") -> dict[str, Any]:
     from nutrireason.review.stats import review_stats
     from nutrireason.review.store import ReviewStore, default_store_path
 
@@ -88,7 +97,7 @@ def stats(db: Path | None) -> dict[str, Any]:
         raise DataError(path, "no review database", expected="decisions saved by `review serve`")
     store = ReviewStore(path)
     try:
-        return review_stats(store.latest("fam"))
+        return review_stats(store.latest(benchmark))
     finally:
         store.close()
 

@@ -178,6 +178,8 @@ class NgqaStage(Stage):
     fndds: Path | None = None
     seed: int = 0
     standard_rule: str | None = None  # None: ngqa.yaml's standard_rule
+    reviews: Path | None = None
+    reviewed_only: bool = False
     label = "NGQA"
     name = "build NGQA"
     code = ("ngqa", "recipes", "sources", "standards")
@@ -206,13 +208,19 @@ class NgqaStage(Stage):
         return [standards_dir() / name for name in RULE_FILES]
 
     def inputs(self) -> list[Path]:
-        return [self.users_path(), *self.food_inputs(), *self.rule_inputs()]
+        from nutrireason.reviewfile import reviews_file
+
+        reviews = [reviews_file(self.reviews)] if self.reviews is not None else []
+        return [self.users_path(), *self.food_inputs(), *self.rule_inputs(), *reviews]
 
     def settings(self) -> dict[str, Any]:
         from nutrireason.ngqa.config import load_ngqa_config
 
-        return {"seed": self.seed,
-                "standard_rule": self.standard_rule or load_ngqa_config().standard_rule}
+        settings = {"seed": self.seed,
+                    "standard_rule": self.standard_rule or load_ngqa_config().standard_rule}
+        if self.reviewed_only:  # recorded only when set: builds without reviews are unchanged
+            settings["reviewed_only"] = True
+        return settings
 
     def outputs(self) -> list[Path]:
         spec = get_benchmark("ngqa")
@@ -230,7 +238,8 @@ class NgqaStage(Stage):
         frame = read_parquet(self.users_path(), "run `nutrireason ngqa users` first")
         inputs = [self.users_path(), *food_inputs, *self.rule_inputs()]
         return build_benchmark(frame, food_tables, self.target, seed=self.seed,
-                               inputs=inputs, standard_rule=self.standard_rule).stats
+                               inputs=inputs, standard_rule=self.standard_rule,
+                               reviews=self.reviews, reviewed_only=self.reviewed_only).stats
 
     def _food_tables(self):
         from nutrireason.recipes.foods import FoodTables, fndds_foods
@@ -369,7 +378,7 @@ class FamBuildStage(Stage):
 
         images = sorted(p for p in self.images.iterdir() if p.is_file()) \
             if self.images is not None and self.images.is_dir() else []
-        from nutrireason.fam.reviews import reviews_file
+        from nutrireason.reviewfile import reviews_file
 
         reviews = [reviews_file(self.reviews)] if self.reviews is not None else []
         return [*build_inputs(self.pool, self.corpus), *sr28_files(), *images, *reviews]

@@ -21,10 +21,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from nutrireason.errors import DataError
-from nutrireason.fam.reviews import EXCLUSION_REASONS, LABELS
 from nutrireason.review.items import BENCHMARK, ReviewItem
 from nutrireason.review.stats import category
 from nutrireason.review.store import ReviewStore
+from nutrireason.reviewfile import EXCLUSION_REASONS, LABELS
 
 HERE = Path(__file__).parent
 STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
@@ -42,18 +42,21 @@ class ReviewState:
     store: ReviewStore
     token: str | None = None
     conditions: list[str] = field(default_factory=list)
+    benchmark: str = BENCHMARK
 
     def __post_init__(self) -> None:
         self.conditions = sorted({i.condition for i in self.items})
+        self.labels = LABELS[self.benchmark]
+        self.reasons = EXCLUSION_REASONS[self.benchmark]
 
     def decided(self, reviewer: str) -> dict[str, Any]:
         """item key -> this reviewer's last decision."""
-        return {item: d for (item, who), d in self.store.latest(BENCHMARK).items()
+        return {item: d for (item, who), d in self.store.latest(self.benchmark).items()
                 if who == reviewer}
 
     def disagreements(self) -> set[str]:
         seen: dict[str, set[str]] = {}
-        for (item, _), decision in self.store.latest(BENCHMARK).items():
+        for (item, _), decision in self.store.latest(self.benchmark).items():
             seen.setdefault(item, set()).add(category(decision))
         return {item for item, found in seen.items() if len(found) > 1}
 
@@ -169,12 +172,12 @@ def create_app(state: ReviewState) -> FastAPI:
         reviewer = reviewer_of(request)
         if not reviewer:
             return RedirectResponse("/", status_code=303)
-        filters = _filters(request.query_params)
+        filters = _filters(request.query_params, state.labels)
         found = state.matching(reviewer, filters)
         if not found:
             return page(request, "done.html", filters=filters, reviewer=reviewer,
                         progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=LABELS, statuses=STATUSES, query=_query(filters))
+                        labels=state.labels, statuses=STATUSES, query=_query(filters))
         return RedirectResponse(f"/item/{found[0]}?{_query(filters)}", status_code=303)
 
     @app.get("/item/{index}", response_class=HTMLResponse)
@@ -185,15 +188,15 @@ def create_app(state: ReviewState) -> FastAPI:
         if not 0 <= index < len(state.items):
             return page(request, "done.html", 404, filters={}, reviewer=reviewer,
                         progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=LABELS, statuses=STATUSES, query="", missing=index)
-        filters = _filters(request.query_params)
+                        labels=state.labels, statuses=STATUSES, query="", missing=index)
+        filters = _filters(request.query_params, state.labels)
         item = state.items[index]
         return page(request, "item.html", item=item, index=index, reviewer=reviewer,
                     decision=state.decided(reviewer).get(item.key), filters=filters,
                     query=_query(filters), left=len(state.matching(reviewer, filters)),
                     progress=state.progress(reviewer), conditions=state.conditions,
-                    labels=LABELS, statuses=STATUSES, reasons=EXCLUSION_REASONS,
-                    options=_options(item))
+                    labels=state.labels, statuses=STATUSES, reasons=state.reasons,
+                    options=_options(item), other=_other(item.label, state.labels))
 
     @app.post("/item/{index}")
     def decide(request: Request, index: int) -> Any:
@@ -204,20 +207,24 @@ def create_app(state: ReviewState) -> FastAPI:
         action = _one(form, "action")
         label = _one(form, "label") or item.label
         if action == "correct":
-            label = "NotRec" if item.label == "Rec" else "Rec"
+            label = _other(item.label, state.labels)
         chosen = [i for i in _options(item) if i in form.get("ingredients", [])]
         after = {"label": None if action == "exclude" else label, "ingredients": chosen,
                  "exclusion": (_one(form, "exclusion") or None) if action == "exclude" else None,
                  "note": _one(form, "note")[:2000]}
         try:
-            state.store.save(BENCHMARK, item.key, reviewer, action, item.proposed, after)
+            state.store.save(state.benchmark, item.key, reviewer, action, item.proposed,
+                             after)
         except DataError as exc:
+            filters = _filters(form, state.labels)
             return page(request, "item.html", 400, item=item, index=index, reviewer=reviewer,
-                        decision=None, filters=_filters(form), query=_query(_filters(form)),
-                        left=0, progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=LABELS, statuses=STATUSES, reasons=EXCLUSION_REASONS,
-                        options=_options(item), error=exc.problem)
-        return RedirectResponse(f"/next?{_query(_filters(form))}", status_code=303)
+                        decision=None, filters=filters, query=_query(filters), left=0,
+                        progress=state.progress(reviewer), conditions=state.conditions,
+                        labels=state.labels, statuses=STATUSES, reasons=state.reasons,
+                        options=_options(item), other=_other(item.label, state.labels),
+                        error=exc.problem)
+        return RedirectResponse(f"/next?{_query(_filters(form, state.labels))}",
+                                status_code=303)
 
     return app
 
@@ -229,13 +236,18 @@ def _one(form: Any, key: str) -> str:
     return values or ""
 
 
-def _filters(source: Any) -> dict[str, str]:
+def _filters(source: Any, labels: tuple[str, ...]) -> dict[str, str]:
     found = {key: _one(source, key) for key in FILTERS}
     if found["status"] not in STATUSES:
         found["status"] = "unreviewed"
-    if found["label"] not in LABELS:
+    if found["label"] not in labels:
         found["label"] = ""
     return found
+
+
+def _other(label: str, labels: tuple[str, ...]) -> str:
+    """The label a correction gives (the benchmarks' labels are binary)."""
+    return labels[1] if label == labels[0] else labels[0]
 
 
 def _query(filters: dict[str, str]) -> str:

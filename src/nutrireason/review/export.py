@@ -1,6 +1,6 @@
 """``review export``: each reviewer's last decision per entry as a versioned reviews folder
 (``reviews.jsonl`` + ``manifest.json`` with the file's sha256), the format
-:mod:`nutrireason.fam.reviews` reads."""
+:mod:`nutrireason.reviewfile` reads."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from nutrireason.fam.reviews import FORMAT, REVIEWS, VERSION
 from nutrireason.io import atomic_folder, sha256_file, write_json_atomic, write_jsonl_atomic
 from nutrireason.review.store import ReviewStore
+from nutrireason.reviewfile import FORMAT, REVIEWS, VERSION
 
 
 def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam") -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """What a reviewer sees: one FAM-Bench pool entry (recipe x condition) with the proposed label,
-its rationale ingredients, the provenance of the rules that fired, and the recipe itself."""
+its rationale ingredients, the provenance of the rules that fired, and the recipe itself; or
+one NGQA question (user x food) with its gold answer and the graph links it rests on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.fam.reviews import item_key
+from nutrireason.reviewfile import item_key
 
 BENCHMARK = "fam"
 SIDES = {"rec": "Rec", "not_rec": "NotRec"}
@@ -20,7 +21,9 @@ SHOWN_NUTRIENTS = ("calories", "protein", "carbohydrates", "sugar", "fiber", "fa
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One (recipe, condition) entry of the annotation pool, as proposed by the rules."""
+    """One entry as proposed by the rules: a (recipe, condition) entry of the FAM-Bench pool,
+    or an NGQA (user, food) question (``recipe_id`` is then the food, ``condition`` the
+    level)."""
 
     key: str
     recipe_id: str
@@ -34,10 +37,19 @@ class ReviewItem:
     foods: tuple[str, ...] = ()  # each line's ingredient name ("" where none)
     per_serving: dict[str, float | None] = field(default_factory=dict)
     per_100g: dict[str, float | None] = field(default_factory=dict)
+    benchmark: str = BENCHMARK
+    question: str = ""
+    lines_heading: str = "Ingredients"
+
+    @property
+    def evidence(self) -> list[str]:
+        """The provenance as sentences."""
+        return [_sentence(p) for p in self.provenance]
 
     @property
     def proposed(self) -> dict[str, Any]:
-        return {"label": self.label, "ingredients": list(self.ingredients)}
+        return {"label": self.label, "ingredients": list(self.ingredients),
+                "group": self.condition}
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -88,3 +100,44 @@ def load_items(annotations: Path, recipes: Path,
 def _shown(values: dict[str, Any] | None) -> dict[str, float | None]:
     values = values or {}
     return {name: values.get(name) for name in SHOWN_NUTRIENTS if name in values}
+
+
+def _sentence(step: dict[str, Any]) -> str:
+    """One provenance step in words: a rule on a line, a nutrient against its limit, or a
+    graph triple."""
+    if "relation" in step:
+        return f"{step['source']} -- {step['relation']} --> {step['target']}"
+    text = f"rule {step.get('rule', '?')}"
+    if step.get("ingredient"):
+        text += f": {step['ingredient']}"
+    if step.get("line"):
+        text += f" (line \"{step['line']}\")"
+    if step.get("concept"):
+        text += f"; knowledge base: {step.get('kb_side', '')} {step['concept']}"
+    if step.get("nutrient"):
+        amount = step.get("per_serving", step.get("per_100g"))
+        text += f"; {step['nutrient']} {amount} {step.get('unit', '')} against {step.get('max')}"
+    return text
+
+
+def load_ngqa_items(questions: Path) -> list[ReviewItem]:
+    """Every NGQA question pair of a build (``questions.parquet``), by level then id: the
+    binary gold answer, the user's requirements and the graph's triples, links first."""
+    import pandas as pd
+
+    if not questions.is_file():
+        raise DataError(questions, "file not found", expected="an `ngqa build` folder")
+    items = []
+    for row in pd.read_parquet(questions).to_dict(orient="records"):
+        triples = [list(t) for t in row["triples"]]
+        links = [t for t in triples if t[1] in ("match", "contradict", "need")]
+        ordered = links + [t for t in triples if t not in links]
+        requirements = [f"condition: {c}" for c in row["conditions"]] + \
+            [f"diet: {d}" for d in row["diets"]]
+        items.append(ReviewItem(
+            item_key(str(row["user_id"]), str(row["food_id"])), str(row["food_id"]),
+            str(row["level"]), str(row["answer_binary"]), (),
+            tuple({"source": h, "relation": r, "target": t} for h, r, t in ordered),
+            str(row["food"]), tuple(requirements), None, benchmark="ngqa",
+            question=str(row["question_binary"]), lines_heading="The user"))
+    return items

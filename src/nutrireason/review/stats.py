@@ -18,7 +18,7 @@ CATEGORIES = ("Rec", "NotRec", "excluded")
 
 def decisions_from_file(path: Path) -> list[Decision]:
     """The decisions of a ``review export`` folder (or its reviews.jsonl), in file order."""
-    from nutrireason.fam.reviews import read_reviews, reviews_file
+    from nutrireason.reviewfile import read_reviews, reviews_file
 
     path = reviews_file(path)
     read_reviews(path)  # checks every line, naming the one that is malformed
@@ -61,8 +61,9 @@ def review_stats(latest: dict[tuple[str, str], Decision]) -> dict[str, Any]:
     """Statistics over each reviewer's last decision per entry (``ReviewStore.latest``)."""
     decisions = sorted(latest.values(), key=lambda d: d.id)
     by_condition: dict[str, Counter] = defaultdict(Counter)
-    for decision in decisions:
-        by_condition[condition_of(decision.item)][kind(decision)] += 1
+    for decision in decisions:  # the entry's condition (FAM-Bench) or level (NGQA)
+        group = decision.before.get("group") or condition_of(decision.item)
+        by_condition[group][kind(decision)] += 1
     conditions = {
         name: {"decisions": sum(kinds.values()),
                "confirmation_rate": kinds["confirm"] / sum(kinds.values()),

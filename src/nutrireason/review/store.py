@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.fam.reviews import check_decision
+from nutrireason.reviewfile import check_decision
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
@@ -68,7 +68,7 @@ class ReviewStore:
     def save(self, benchmark: str, item: str, reviewer: str, action: str,
              before: dict[str, Any], after: dict[str, Any]) -> Decision:
         """Check and commit one decision; returns it with its id and time."""
-        check_decision(action, after)
+        check_decision(action, after, benchmark)
         if not reviewer.strip():
             raise DataError("review decision", "a reviewer name is required", field="reviewer")
         at = datetime.now(timezone.utc).isoformat(timespec="microseconds")

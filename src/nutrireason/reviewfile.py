@@ -1,0 +1,104 @@
+"""The reviews file (``review export``) as builds read it, for every benchmark: a folder with
+``reviews.jsonl`` (each reviewer's last decision per entry) and ``manifest.json`` (format,
+version, counts, the sha256 of ``reviews.jsonl``). Where several reviewers decided one entry, a
+build applies the latest decision; ``review stats`` shows where they disagree.
+
+A leaf module: ``fam build --reviews`` (:mod:`nutrireason.fam.reviews`) and ``ngqa build
+--reviews`` apply what :func:`read_reviews` returns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nutrireason.errors import DataError
+
+FORMAT = "nutrireason-reviews"
+VERSION = 1
+REVIEWS = "reviews.jsonl"
+ACTIONS = ("confirm", "correct", "rationale", "exclude")
+# Per benchmark: the labels an entry can have and the reasons to exclude it. FAM-Bench's are
+# Appendix F's (Section 3.3's expert check); NGQA's are NutriReason's for its question checks
+# (the paper's annotators validate questions, Section 3.2, without listing reasons).
+LABELS = {"fam": ("Rec", "NotRec"), "ngqa": ("Yes", "No")}
+EXCLUSION_REASONS = {
+    "fam": ("missing ingredients", "hidden ingredient", "unclear preparation",
+            "portion decisive"),
+    "ngqa": ("wrong nutrient tag", "wrong condition link", "ambiguous question",
+             "missing information"),
+}
+
+
+def item_key(first: str, second: str) -> str:
+    """One entry: a recipe and a condition (FAM-Bench), a user and a food (NGQA)."""
+    return f"{first}::{second}"
+
+
+def check_decision(action: str, after: dict[str, Any], benchmark: str = "fam") -> None:
+    """A decision that cannot be applied is refused, naming the field and value."""
+    if benchmark not in LABELS:
+        raise DataError("review decision", "unknown benchmark", field="benchmark",
+                        value=benchmark, expected=" | ".join(LABELS))
+    if action not in ACTIONS:
+        raise DataError("review decision", "unknown action", field="action", value=action,
+                        expected=" | ".join(ACTIONS))
+    reasons, labels = EXCLUSION_REASONS[benchmark], LABELS[benchmark]
+    if action == "exclude":
+        if after.get("exclusion") not in reasons:
+            raise DataError("review decision", "an exclusion needs one of the listed reasons",
+                            field="exclusion", value=after.get("exclusion"),
+                            expected=" | ".join(reasons))
+    elif after.get("label") not in labels:
+        raise DataError("review decision", "unknown label", field="label",
+                        value=after.get("label"), expected=" | ".join(labels))
+    ingredients = after.get("ingredients", [])
+    if not isinstance(ingredients, list) or not all(isinstance(i, str) for i in ingredients):
+        raise DataError("review decision", "ingredients must be a list of names",
+                        field="ingredients", value=ingredients)
+
+
+def reviews_file(path: Path) -> Path:
+    """``path`` or ``path/reviews.jsonl``."""
+    return path / REVIEWS if path.is_dir() else path
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision a build applies to one entry."""
+
+    label: str | None  # None: excluded
+    ingredients: tuple[str, ...]
+    exclusion: str | None
+
+
+def read_reviews(path: Path, benchmark: str = "fam") -> dict[str, Verdict]:
+    """Entry key -> the latest decision among its reviewers of ``benchmark``; a malformed line
+    is refused with the file, line and field named; a file of another benchmark is refused."""
+    path = reviews_file(path)
+    if not path.is_file():
+        raise DataError(path, "reviews file not found", expected="a `review export` folder")
+    latest: dict[str, tuple[str, Verdict]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            check_decision(row["action"], row, row.get("benchmark", "fam"))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise DataError(path, f"line {number} is not a review decision", field="action"
+                            if isinstance(exc, KeyError) else None,
+                            expected=f"JSON with action ({' | '.join(ACTIONS)})") from exc
+        except DataError as exc:
+            raise DataError(path, f"line {number}: {exc.problem}", field=exc.field,
+                            value=exc.value, expected=exc.expected) from exc
+        if row.get("benchmark", "fam") != benchmark:
+            raise DataError(path, f"line {number} reviews another benchmark", field="benchmark",
+                            value=row.get("benchmark"), expected=benchmark)
+        verdict = Verdict(row.get("label") if row["action"] != "exclude" else None,
+                          tuple(row.get("ingredients") or []), row.get("exclusion"))
+        if row["item"] not in latest or row["at"] >= latest[row["item"]][0]:
+            latest[row["item"]] = (row["at"], verdict)
+    return {item: verdict for item, (_, verdict) in latest.items()}
