@@ -41,7 +41,7 @@ def create_human_app(desk: Any, participant: str, view: Callable[[dict], dict[st
         return page(request, item_id=desk.item["id"], view=view(desk.item))
 
     @app.post("/answer")
-    def answer(request: Request) -> Any:
+    async def answer(request: Request) -> Any:  # on the loop: it completes the desk's future
         form = request.state.form
         item = desk.item
         try:
