@@ -129,8 +129,6 @@ def test_a_second_start_resumes_the_same_sample(real_build, tmp_path):
     with pytest.raises(DataError, match="another sample"):
         prepare_items(tmp_path, sample_items(split_file("dish", real_build, "standard"), 5, 1))
 
-
-
 def test_rank_and_yes_no_forms():
     from nutrireason.review.human_app import answer_of
 
