@@ -3,12 +3,14 @@ filters and progress; and a server killed mid-review loses no saved decision."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -155,31 +157,36 @@ def _wait(port: int, process: subprocess.Popen, seconds: float = 60) -> None:
     raise AssertionError("server did not start")
 
 
+@contextlib.contextmanager
+def review_server(args: list[str], port: int, seconds: float = 60) -> Iterator[None]:
+    """`nutrireason review serve ARGS --port PORT` as a process, killed with SIGKILL (no clean
+    shutdown) when the block ends."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nutrireason", "review", "serve", "--port", str(port), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "COLUMNS": "100"})
+    try:
+        _wait(port, process, seconds)
+        yield
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+
 def test_a_killed_server_loses_no_saved_decision(small_pool, tmp_path):
     import httpx
 
     pool, recipes = small_pool
     db, port = tmp_path / "reviews.sqlite", _free_port()
-    command = [sys.executable, "-m", "nutrireason", "review", "serve", "--port", str(port),
-               "--annotations", str(pool), "--recipes", str(recipes), "--db", str(db)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env={**os.environ, "COLUMNS": "100"})
-    try:
-        _wait(port, process)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
-            client.get("/")
-            csrf = client.cookies["nr_csrf"]
-            client.post("/reviewer", content=f"name=Ana&csrf={csrf}", headers=FORM)
-            for index in range(4):
-                reply = client.post(f"/item/{index}", headers=FORM,
-                                    content=f"csrf={csrf}&action=confirm")
-                assert reply.status_code in (200, 303)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
+    with review_server(["--annotations", str(pool), "--recipes", str(recipes), "--db", str(db)],
+                       port), httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+        client.get("/")
+        csrf = client.cookies["nr_csrf"]
+        client.post("/reviewer", content=f"name=Ana&csrf={csrf}", headers=FORM)
+        for index in range(4):
+            reply = client.post(f"/item/{index}", headers=FORM,
+                                content=f"csrf={csrf}&action=confirm")
+            assert reply.status_code in (200, 303)
     store = ReviewStore(db)
     assert [d.item for d in store.decisions()] == [
         "pasta-bake::osteoporosis", "pasta-bake::celiac_disease", "pasta-bake::hypertension",

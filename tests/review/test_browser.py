@@ -166,45 +166,29 @@ def test_a_killed_server_keeps_what_the_browser_saved_and_a_token_is_required(
         fam_pool, recipe_build, tmp_path):
     """`review serve` as a process with --token: the browser without the token is refused;
     with it, three decisions, then SIGKILL: all three are in the database."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    from tests.review.test_app import _free_port, _wait
+    from tests.review.test_app import _free_port, review_server
 
     sync_playwright = _playwright()
     from playwright.sync_api import expect
 
     token, port, db = "browser-test-token-123", _free_port(), tmp_path / "reviews.sqlite"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "nutrireason", "review", "serve", "--port", str(port),
-         "--token", token, "--annotations", str(fam_pool), "--recipes", str(recipe_build),
-         "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "COLUMNS": "100"})
-    try:
-        _wait(port, process, seconds=120)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            try:
-                tab = browser.new_page()
-                refused = tab.goto(f"http://127.0.0.1:{port}/")
-                assert refused.status == 403 and "token" in tab.content()
-                tab.goto(f"http://127.0.0.1:{port}/?token={token}")
-                tab.fill("#name", "Kim")
-                tab.click("#start")
-                for _ in range(3):
-                    key = tab.get_attribute("#entry", "data-key")
-                    tab.click("#confirm")
-                    expect(tab.locator("#entry")).not_to_have_attribute("data-key", key)
-            finally:
-                browser.close()
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
+    args = ["--token", token, "--annotations", str(fam_pool), "--recipes", str(recipe_build),
+            "--db", str(db)]
+    with review_server(args, port, seconds=120), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            tab = browser.new_page()
+            refused = tab.goto(f"http://127.0.0.1:{port}/")
+            assert refused.status == 403 and "token" in tab.content()
+            tab.goto(f"http://127.0.0.1:{port}/?token={token}")
+            tab.fill("#name", "Kim")
+            tab.click("#start")
+            for _ in range(3):
+                key = tab.get_attribute("#entry", "data-key")
+                tab.click("#confirm")
+                expect(tab.locator("#entry")).not_to_have_attribute("data-key", key)
+        finally:
+            browser.close()
     store = ReviewStore(db)
     assert [(d.reviewer, d.action) for d in store.decisions()] == [("Kim", "confirm")] * 3
     store.close()
