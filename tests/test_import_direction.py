@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "paths": frozenset({"errors"}),
     "io": frozenset({"errors"}),
     "schema": frozenset({"errors"}),
-    "reviewfile": frozenset({"errors"}),  # the reviews file format every build reads
+    "reviewfile": frozenset({"errors", "io"}),  # the reviews file format every build reads
     "standards": LEAVES,
     # models never asks sources/bundles: a model file's path is passed in, or (llamacpp/smollm2)
     # found under paths.bundles_dir() where `data pull` unpacks it

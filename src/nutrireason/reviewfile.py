@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.io import sha256_file
 
 FORMAT = "nutrireason-reviews"
 VERSION = 1
@@ -102,3 +103,17 @@ def read_reviews(path: Path, benchmark: str = "fam") -> dict[str, Verdict]:
         if row["item"] not in latest or row["at"] >= latest[row["item"]][0]:
             latest[row["item"]] = (row["at"], verdict)
     return {item: verdict for item, (_, verdict) in latest.items()}
+
+
+def load_reviews(reviews: Path | None, benchmark: str, reviewed_only: bool
+                 ) -> tuple[dict[str, Verdict] | None, dict[str, Any] | None]:
+    """What a build's ``--reviews`` / ``--reviewed-only`` options give: the verdicts (None
+    without reviews) and what the build's manifest records of them (file, sha256, entries)."""
+    if reviews is None:
+        if reviewed_only:
+            raise DataError(None, "--reviewed-only needs --reviews", field="--reviewed-only")
+        return None, None
+    verdicts = read_reviews(reviews, benchmark)
+    path = reviews_file(reviews)
+    return verdicts, {"file": str(path.resolve()), "sha256": sha256_file(path),
+                      "entries": len(verdicts), "reviewed_only": reviewed_only}

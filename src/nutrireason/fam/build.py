@@ -31,11 +31,10 @@ from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.io import (
     input_fingerprints,
     read_jsonl,
-    sha256_file,
     write_json_atomic,
     write_jsonl_atomic,
 )
-from nutrireason.reviewfile import read_reviews, reviews_file
+from nutrireason.reviewfile import load_reviews, reviews_file
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import standards_dir
 
@@ -74,15 +73,8 @@ def reviewed_pool(annotations: Path, reviews: Path | None, reviewed_only: bool
                   ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The pool with the reviews applied, and what the manifest records of the reviews."""
     pool = read_annotations(annotations)
-    if reviews is None:
-        if reviewed_only:
-            raise DataError(None, "--reviewed-only needs --reviews", field="--reviewed-only")
-        return pool, None
-    verdicts = read_reviews(reviews)
-    path = reviews_file(reviews)
-    record = {"file": str(path.resolve()), "sha256": sha256_file(path),
-              "entries": len(verdicts), "reviewed_only": reviewed_only}
-    return apply_reviews(pool, verdicts, reviewed_only), record
+    verdicts, record = load_reviews(reviews, "fam", reviewed_only)
+    return (pool if verdicts is None else apply_reviews(pool, verdicts, reviewed_only)), record
 
 
 def build_fam(annotations: Path, recipes: Path, sr28: Sr28, out: Path, *,

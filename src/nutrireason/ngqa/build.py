@@ -22,11 +22,9 @@ import numpy as np
 import pandas as pd
 
 from nutrireason import __version__
-from nutrireason.errors import DataError
 from nutrireason.io import (
     atomic_path,
     input_fingerprints,
-    sha256_file,
     write_json_atomic,
     write_parquet_atomic,
 )
@@ -51,7 +49,7 @@ from nutrireason.ngqa.questions import (
     user_profiles,
 )
 from nutrireason.recipes.foods import FoodTables
-from nutrireason.reviewfile import item_key, read_reviews, reviews_file
+from nutrireason.reviewfile import Verdict, item_key, load_reviews, reviews_file
 from nutrireason.standards import Standards, load_standards
 
 GENERATOR = f"nutrireason {__version__} ngqa-build 3"
@@ -83,11 +81,10 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     qfoods = question_foods(foods, config, standards)
     selection = select_questions(profiles, qfoods, config, seed, caps, rule)
     questions = make_questions(profiles, qfoods, config, selection, rule)
-    manifest_reviews = None
-    if reviews is not None:
-        questions, manifest_reviews = reviewed_questions(questions, reviews, reviewed_only)
-    elif reviewed_only:
-        raise DataError(None, "--reviewed-only needs --reviews", field="--reviewed-only")
+    verdicts, manifest_reviews = load_reviews(reviews, "ngqa", reviewed_only)
+    if verdicts is not None:
+        questions, changes = reviewed_questions(questions, verdicts, reviewed_only)
+        manifest_reviews = {**manifest_reviews, **changes}
     stats = statistics(questions, len(profiles), len(qfoods))
     stats["level_rule"] = level_rule_stats(questions, rule, selection, profiles, qfoods)
     manifest = _manifest(seed, caps, rule, (inputs or []) +
@@ -98,28 +95,23 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     return NgqaBuild(out, stats, questions)
 
 
-def reviewed_questions(questions: pd.DataFrame, reviews: Path, reviewed_only: bool
-                       ) -> tuple[pd.DataFrame, dict[str, Any]]:
+def reviewed_questions(questions: pd.DataFrame, verdicts: dict[str, Verdict],
+                       reviewed_only: bool) -> tuple[pd.DataFrame, dict[str, int]]:
     """The questions with expert decisions applied by (user, food): an exclusion drops the
     pair's questions (all three tasks), a correction flips its binary answer (the multi-label
     and text answers follow the tags and are kept); with ``reviewed_only`` only reviewed pairs
-    stay. Question ids keep their sample positions. Also what the manifest records."""
-    verdicts = read_reviews(reviews, "ngqa")
-    keys = [item_key(str(u), str(f)) for u, f in zip(questions["user_id"], questions["food_id"],
-                                                      strict=True)]
+    stay. Question ids keep their sample positions. Also the counts the manifest records."""
     keep, answers = [], []
-    for key, answer in zip(keys, questions["answer_binary"], strict=True):
-        verdict = verdicts.get(key)
-        keep.append(verdict is not None and verdict.label is not None if reviewed_only
-                    else verdict is None or verdict.label is not None)
+    for user, food, answer in zip(questions["user_id"], questions["food_id"],
+                                  questions["answer_binary"], strict=True):
+        verdict = verdicts.get(item_key(str(user), str(food)))
+        excluded = verdict is not None and verdict.label is None
+        keep.append(not excluded and (verdict is not None or not reviewed_only))
         answers.append(verdict.label if verdict is not None and verdict.label else answer)
+    changed = sum(new != old for new, old, kept in zip(answers, questions["answer_binary"], keep,
+                                                        strict=True) if kept)
     reviewed = questions.assign(answer_binary=answers)[keep].reset_index(drop=True)
-    path = reviews_file(reviews)
-    return reviewed, {"file": str(path.resolve()), "sha256": sha256_file(path),
-                      "entries": len(verdicts), "reviewed_only": reviewed_only,
-                      "questions_dropped": int(len(keep) - sum(keep)),
-                      "answers_changed": int(sum(a != b for a, b, k in zip(
-                          answers, questions["answer_binary"], keep, strict=True) if k))}
+    return reviewed, {"questions_dropped": len(keep) - sum(keep), "answers_changed": changed}
 
 
 def select_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,

@@ -3,10 +3,11 @@ token, export, statistics text."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,9 @@ def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:
     return names
 
 
-def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]:
-    from nutrireason.review.export import export_reviews
+@contextlib.contextmanager
+def existing_store(db: Path | None) -> Iterator[Any]:
+    """The decisions database ``review serve`` wrote (refused, not created, when absent)."""
     from nutrireason.review.store import ReviewStore, default_store_path
 
     path = db or default_store_path()
@@ -83,23 +85,23 @@ def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]
         raise DataError(path, "no review database", expected="decisions saved by `review serve`")
     store = ReviewStore(path)
     try:
-        return export_reviews(store, out, benchmark)
+        yield store
     finally:
         store.close()
+
+
+def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]:
+    from nutrireason.review.export import export_reviews
+
+    with existing_store(db) as store:
+        return export_reviews(store, out, benchmark)
 
 
 def stats(db: Path | None, benchmark: str = "fam") -> dict[str, Any]:
     from nutrireason.review.stats import review_stats
-    from nutrireason.review.store import ReviewStore, default_store_path
 
-    path = db or default_store_path()
-    if not path.is_file():
-        raise DataError(path, "no review database", expected="decisions saved by `review serve`")
-    store = ReviewStore(path)
-    try:
+    with existing_store(db) as store:
         return review_stats(store.latest(benchmark))
-    finally:
-        store.close()
 
 
 def stats_lines(result: dict[str, Any]) -> list[str]:

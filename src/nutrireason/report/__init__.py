@@ -139,7 +139,8 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     built = {**tables.ngqa_tables(frame),
              **tables.fam_tables(frame, tables.fam_pool_entries(metrics))}
     if reviews is not None:
-        from nutrireason.review.stats import decisions_from_file, latest_of, review_stats
+        from nutrireason.review.stats import decisions_from_file, review_stats
+        from nutrireason.review.store import latest_of
 
         built |= tables.review_tables(review_stats(latest_of(decisions_from_file(reviews))))
     tables.write_tables(built, out)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -41,16 +42,17 @@ class ReviewState:
     items: list[ReviewItem]
     store: ReviewStore
     token: str | None = None
-    conditions: list[str] = field(default_factory=list)
     benchmark: str = BENCHMARK
 
     def __post_init__(self) -> None:
         self.conditions = sorted({i.condition for i in self.items})
         self.labels = LABELS[self.benchmark]
         self.reasons = EXCLUSION_REASONS[self.benchmark]
+        self._totals = Counter(i.condition for i in self.items)
+        self._condition_of = {i.key: i.condition for i in self.items}
 
     def decided(self, reviewer: str) -> dict[str, Any]:
-        """item key -> this reviewer's last decision."""
+        """item key -> this reviewer's last decision (one read of the store)."""
         return {item: d for (item, who), d in self.store.latest(self.benchmark).items()
                 if who == reviewer}
 
@@ -60,32 +62,20 @@ class ReviewState:
             seen.setdefault(item, set()).add(category(decision))
         return {item for item, found in seen.items() if len(found) > 1}
 
-    def matching(self, reviewer: str, filters: dict[str, str]) -> list[int]:
-        """Indexes of the entries the filters keep, in order."""
-        decided = self.decided(reviewer)
-        disputed = self.disagreements() if filters.get("status") == "disagreements" else set()
-        kept = []
-        for index, item in enumerate(self.items):
-            if filters.get("condition") and item.condition != filters["condition"]:
-                continue
-            if filters.get("label") and item.label != filters["label"]:
-                continue
-            status = filters.get("status") or "unreviewed"
-            if status == "unreviewed" and item.key in decided:
-                continue
-            if status == "disagreements" and item.key not in disputed:
-                continue
-            kept.append(index)
-        return kept
+    def matching(self, decided: dict[str, Any], filters: dict[str, str]) -> list[int]:
+        """Indexes of the entries the filters keep, in order (``decided``: the reviewer's)."""
+        status = filters.get("status") or "unreviewed"
+        disputed = self.disagreements() if status == "disagreements" else set()
+        return [index for index, item in enumerate(self.items)
+                if (not filters.get("condition") or item.condition == filters["condition"])
+                and (not filters.get("label") or item.label == filters["label"])
+                and not (status == "unreviewed" and item.key in decided)
+                and not (status == "disagreements" and item.key not in disputed)]
 
-    def progress(self, reviewer: str) -> list[dict[str, Any]]:
-        decided = self.decided(reviewer)
-        rows = []
-        for condition in self.conditions:
-            keys = [i.key for i in self.items if i.condition == condition]
-            done = sum(k in decided for k in keys)
-            rows.append({"condition": condition, "done": done, "left": len(keys) - done})
-        return rows
+    def progress(self, decided: dict[str, Any]) -> list[dict[str, Any]]:
+        done = Counter(self._condition_of[k] for k in decided if k in self._condition_of)
+        return [{"condition": c, "done": done[c], "left": self._totals[c] - done[c]}
+                for c in self.conditions]
 
 
 def templates() -> Environment:
@@ -167,17 +157,30 @@ def create_app(state: ReviewState) -> FastAPI:
         response.set_cookie("nr_reviewer", name, samesite="strict")
         return response
 
+    def screen(request: Request, name: str, reviewer: str, decided: dict[str, Any],
+               filters: dict[str, str], status: int = 200, **values: Any) -> HTMLResponse:
+        """A page with the filters and the reviewer's progress above it."""
+        return page(request, name, status, reviewer=reviewer, filters=filters,
+                    query=_query(filters), progress=state.progress(decided),
+                    conditions=state.conditions, labels=state.labels, statuses=STATUSES,
+                    reasons=state.reasons, **values)
+
+    def item_screen(request: Request, index: int, reviewer: str, decided: dict[str, Any],
+                    filters: dict[str, str], status: int = 200, **values: Any) -> HTMLResponse:
+        item = state.items[index]
+        return screen(request, "item.html", reviewer, decided, filters, status, item=item,
+                      index=index, options=_options(item),
+                      other=_other(item.label, state.labels), **values)
+
     @app.get("/next")
     def next_item(request: Request) -> Any:
         reviewer = reviewer_of(request)
         if not reviewer:
             return RedirectResponse("/", status_code=303)
-        filters = _filters(request.query_params, state.labels)
-        found = state.matching(reviewer, filters)
+        filters, decided = _filters(request.query_params, state.labels), state.decided(reviewer)
+        found = state.matching(decided, filters)
         if not found:
-            return page(request, "done.html", filters=filters, reviewer=reviewer,
-                        progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=state.labels, statuses=STATUSES, query=_query(filters))
+            return screen(request, "done.html", reviewer, decided, filters)
         return RedirectResponse(f"/item/{found[0]}?{_query(filters)}", status_code=303)
 
     @app.get("/item/{index}", response_class=HTMLResponse)
@@ -185,18 +188,12 @@ def create_app(state: ReviewState) -> FastAPI:
         reviewer = reviewer_of(request)
         if not reviewer:
             return RedirectResponse("/", status_code=303)
+        filters, decided = _filters(request.query_params, state.labels), state.decided(reviewer)
         if not 0 <= index < len(state.items):
-            return page(request, "done.html", 404, filters={}, reviewer=reviewer,
-                        progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=state.labels, statuses=STATUSES, query="", missing=index)
-        filters = _filters(request.query_params, state.labels)
-        item = state.items[index]
-        return page(request, "item.html", item=item, index=index, reviewer=reviewer,
-                    decision=state.decided(reviewer).get(item.key), filters=filters,
-                    query=_query(filters), left=len(state.matching(reviewer, filters)),
-                    progress=state.progress(reviewer), conditions=state.conditions,
-                    labels=state.labels, statuses=STATUSES, reasons=state.reasons,
-                    options=_options(item), other=_other(item.label, state.labels))
+            return screen(request, "done.html", reviewer, decided, {}, 404, missing=index)
+        return item_screen(request, index, reviewer, decided, filters,
+                           decision=decided.get(state.items[index].key),
+                           left=len(state.matching(decided, filters)))
 
     @app.post("/item/{index}")
     def decide(request: Request, index: int) -> Any:
@@ -205,26 +202,20 @@ def create_app(state: ReviewState) -> FastAPI:
             return RedirectResponse("/", status_code=303)
         item, form = state.items[index], request.state.form
         action = _one(form, "action")
-        label = _one(form, "label") or item.label
-        if action == "correct":
-            label = _other(item.label, state.labels)
         chosen = [i for i in _options(item) if i in form.get("ingredients", [])]
-        after = {"label": None if action == "exclude" else label, "ingredients": chosen,
+        after = {"label": None if action == "exclude" else
+                 _other(item.label, state.labels) if action == "correct" else item.label,
+                 "ingredients": chosen,
                  "exclusion": (_one(form, "exclusion") or None) if action == "exclude" else None,
                  "note": _one(form, "note")[:2000]}
+        filters = _filters(form, state.labels)
         try:
             state.store.save(state.benchmark, item.key, reviewer, action, item.proposed,
                              after)
         except DataError as exc:
-            filters = _filters(form, state.labels)
-            return page(request, "item.html", 400, item=item, index=index, reviewer=reviewer,
-                        decision=None, filters=filters, query=_query(filters), left=0,
-                        progress=state.progress(reviewer), conditions=state.conditions,
-                        labels=state.labels, statuses=STATUSES, reasons=state.reasons,
-                        options=_options(item), other=_other(item.label, state.labels),
-                        error=exc.problem)
-        return RedirectResponse(f"/next?{_query(_filters(form, state.labels))}",
-                                status_code=303)
+            return item_screen(request, index, reviewer, state.decided(reviewer), filters, 400,
+                               decision=None, left=0, error=exc.problem)
+        return RedirectResponse(f"/next?{_query(filters)}", status_code=303)
 
     return app
 

@@ -30,11 +30,6 @@ def decisions_from_file(path: Path) -> list[Decision]:
             for index, row in enumerate(rows, 1)]
 
 
-def latest_of(decisions: list[Decision]) -> dict[tuple[str, str], Decision]:
-    """(item, reviewer) -> the reviewer's last decision on the item."""
-    return {(d.item, d.reviewer): d for d in sorted(decisions, key=lambda d: (d.at, d.id))}
-
-
 def category(decision: Decision) -> str:
     return decision.label if decision.action != "exclude" and decision.label else "excluded"
 

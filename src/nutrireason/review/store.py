@@ -91,7 +91,12 @@ class ReviewStore:
 
     def latest(self, benchmark: str) -> dict[tuple[str, str], Decision]:
         """(item, reviewer) -> that reviewer's last decision on the item."""
-        return {(d.item, d.reviewer): d for d in self.decisions(benchmark)}
+        return latest_of(self.decisions(benchmark))
+
+
+def latest_of(decisions: list[Decision]) -> dict[tuple[str, str], Decision]:
+    """(item, reviewer) -> the reviewer's last decision on the item (by time, then id)."""
+    return {(d.item, d.reviewer): d for d in sorted(decisions, key=lambda d: (d.at, d.id))}
 
 
 def default_store_path() -> Path:
