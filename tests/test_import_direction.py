@@ -18,7 +18,7 @@ import networkx as nx
 PACKAGE = "nutrireason"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
-LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile"})
+LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile", "options"})
 ANYTHING = None  # a unit that may import every other unit
 # The package itself (``from nutrireason import __version__``): Python imports it before any
 # submodule, so naming it adds no dependency; test_the_package_root_stays_a_leaf keeps it light.
@@ -32,6 +32,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "io": frozenset({"errors"}),
     "schema": frozenset({"errors"}),
     "reviewfile": frozenset({"errors", "io"}),  # the reviews file format every build reads
+    "options": frozenset(),  # setting(): a dataclass field the CLI offers as an option
     "standards": LEAVES,
     # models never asks sources/bundles: a model file's path is passed in, or (llamacpp/smollm2)
     # found under paths.bundles_dir() where `data pull` unpacks it
@@ -48,7 +49,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # display facts come from schema's benchmark registry, not from methods/fam/ngqa
     "report": LEAVES | {"standards", "scoring", "runs", "review"},
     # orchestration: every stage, but not the entry points
-    "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "standards",
+    "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "options",
+                           "standards",
                            "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",
                            "review"}),

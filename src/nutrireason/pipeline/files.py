@@ -6,10 +6,12 @@ levels) in a build, the FAM-Bench method names for prompting modes, and the imag
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.options import REQUIRED, setting
 from nutrireason.paths import builds_dir
 from nutrireason.schema import benchmark_names, get_benchmark
 
@@ -109,22 +111,89 @@ def check_images(path: Path, offset: int, limit: int | None) -> None:
                         "or --input text")
 
 
-def plan_run(benchmark: str, out: Path, *, tasks: list[str] | None,
-             levels: list[str] | None, benchmark_dir: Path | None, methods: list[str] | None,
-             modes: list[str] | None, input_mode: str, models: list[str] | None,
-             max_attempts: int = 5, **engine: Any) -> Any:
+@dataclass
+class RunRequest:
+    """Everything ``nutrireason run`` is asked: the benchmark's files, methods x models, the
+    generation settings and the engine's. Each field is the command's option of that name."""
+
+    benchmark: str = setting("`ngqa` (with --task and --level), `fam` (with --task, --mode, "
+                             "--input) or a JSONL file of items.", REQUIRED, argument=True)
+    out: Path = setting("Run directory (records.jsonl + manifest.json).", REQUIRED)
+    task: list[str] | None = setting(
+        "NGQA: binary (default), multilabel, textgen; FAM-Bench: dish (default), rank; a comma "
+        "list, repeated, or `all`. Every chosen task (and level) runs in this one folder.")
+    level: list[str] | None = setting(
+        "NGQA level: sparse, standard (default), complex; a comma list, repeated, or `all`. "
+        "--offset and --limit apply to each (task, level).")
+    benchmark_dir: Path | None = setting(
+        "A built NGQA or FAM-Bench directory (default: the last build).")
+    mode: list[str] | None = setting(
+        "FAM-Bench prompting mode: baseline, cot, ki, cot-ki, ki-limits, cot-ki-limits (KI with "
+        "the nutrient limits) or reference; a comma list, repeated, or `all` (the paper's four: "
+        "baseline, cot, ki, cot-ki).")
+    input_mode: str = setting("Input: text, text+image or image.", "text", "--input")
+    method: list[str] | None = setting(
+        "Method: plain, kaping, cot-zero, cot-bag, tog, oracle (NGQA) or prompt; repeatable.")
+    model: list[str] | None = setting(
+        "Provider string (required), e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo "
+        "(no model, for plumbing); `none` for methods that need no model (oracle, --mode "
+        "reference); repeatable.")
+    concurrency: int = setting("Samples in flight at once.", 8, min=1)
+    limit: int | None = setting("Only the first N items.", min=0)
+    offset: int = setting("Skip this many items first.", 0, min=0)
+    gen: list[str] | None = setting(
+        "Generation setting KEY=VALUE, repeatable: temperature, max_tokens, top_p, top_k, "
+        "min_p, repeat_penalty, presence_penalty, frequency_penalty, seed, stop (repeat or a "
+        "JSON list); overrides the matching option below. A setting the model's backend "
+        "cannot honour is refused by name; what is sent is recorded in the manifest and "
+        "every record.")
+    shard: str | None = setting(
+        "Run shard K of N (`2/4`): items split by a hash of their id, after --offset/--limit; "
+        "`nutrireason merge` joins the shards' folders.")
+    seed: int | None = setting("Sampling seed sent to the model.")
+    temperature: float = setting("Sampling temperature.", 0.0)
+    max_tokens: int = setting("Output token budget.", 512, min=1)
+    json_mode: bool = setting("Ask for a JSON object answer.", False)
+    cache: bool = setting("Reuse cached responses.", True)
+    retry_errors: bool = setting("On resume, run the errored samples again.", False)
+    max_attempts: int = setting("Attempts per model call.", 5, min=1)
+    allow_errors: str | None = setting(
+        "Exit 0 even if up to N samples (`5`) or P % of them (`2%`) ended in an error; by "
+        "default any error exits 1, and a run whose every sample errored always does.")
+    progress: bool = setting("Show a progress bar (on stderr).", True)
+    json_summary: bool = setting(
+        "Print only a JSON summary on stdout (counts, status, run folder), for scripts.",
+        False, "--json")
+
+    def generation(self) -> Any:
+        """The :class:`~nutrireason.models.types.GenerationSettings` sent to every model:
+        the options, overridden by ``--gen KEY=VALUE``."""
+        from nutrireason.models.settings import parse_gen
+        from nutrireason.models.types import GenerationSettings
+
+        return GenerationSettings(**{"temperature": self.temperature,
+                                     "max_tokens": self.max_tokens, "seed": self.seed,
+                                     "json_mode": self.json_mode} | parse_gen(self.gen or []))
+
+
+def plan_run(request: RunRequest, progress: bool) -> Any:
     """The :class:`~nutrireason.runs.RunConfig` of ``nutrireason run``: the benchmark's files,
     the methods (default per benchmark), the models (``none`` for model-free methods), the
-    image check for image inputs; ``engine`` holds the engine settings as they are."""
+    image check for image inputs, the generation and engine settings."""
     from nutrireason.models.retry import RetryPolicy
     from nutrireason.runs import RunConfig
     from nutrireason.runs.policy import resolve_models
+    from nutrireason.runs.shard import Shard
 
-    names = methods or default_methods(benchmark, modes, input_mode)
-    paths = benchmark_files(benchmark, tasks, levels, benchmark_dir)
-    if benchmark == "fam" and input_mode != "text":
+    r = request
+    names = r.method or default_methods(r.benchmark, r.mode, r.input_mode)
+    paths = benchmark_files(r.benchmark, r.task, r.level, r.benchmark_dir)
+    if r.benchmark == "fam" and r.input_mode != "text":
         for path in paths:
-            check_images(path, engine.get("offset", 0), engine.get("limit"))
-    return RunConfig(benchmark=paths if len(paths) > 1 else paths[0], out=out, methods=names,
-                     models=resolve_models(models, names),
-                     retry=RetryPolicy(max_attempts=max_attempts), **engine)
+            check_images(path, r.offset, r.limit)
+    return RunConfig(benchmark=paths if len(paths) > 1 else paths[0], out=r.out, methods=names,
+                     models=resolve_models(r.model, names),
+                     retry=RetryPolicy(max_attempts=r.max_attempts), settings=r.generation(),
+                     concurrency=r.concurrency, limit=r.limit, offset=r.offset, cache=r.cache,
+                     retry_errors=r.retry_errors, shard=Shard.parse(r.shard) if r.shard else None,
+                     progress=progress)

@@ -13,12 +13,19 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from nutrireason.errors import DataError, NutriReasonError
+from nutrireason.options import setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage
 from nutrireason.schema import RECORDS_FILE, get_benchmark
+
+# help texts several stages' settings share (see nutrireason.options)
+OUT = "Output directory."
+RECIPES = "A `recipes build` directory (default: the last one)."
+CONCURRENCY = "Samples in flight at once."
+MAX_TOKENS = "Output token budget per call."
 
 
 def sr28_files() -> list[Path]:
@@ -59,10 +66,11 @@ def read_json(path: Path, hint: str = "") -> dict[str, Any]:
 class UsersStage(Stage):
     """NHANES adults annotated with conditions, diets and habits (``ngqa users``)."""
 
-    nhanes_dir: Path | None = None
-    cycles: list[str] | None = None
-    prefer: str | None = None
-    out: Path | None = None
+    nhanes_dir: Path | None = setting(
+        "Directory of raw NHANES XPT files (default: the offline 2017-18 bundle).")
+    cycles: list[str] | None = setting("Cycle letters to read (C..J, P).")
+    prefer: str | None = setting("When both J and P are present, keep J or P.")
+    out: Path | None = setting("Output Parquet path.")
     label = "users"
     name = "annotate users"
     generator_of = "nutrireason.ngqa.users_build"
@@ -114,9 +122,10 @@ class UsersStage(Stage):
 class RecipesStage(Stage):
     """A recipe corpus resolved to SR28 foods, grams and nutrition (``recipes build``)."""
 
-    recipes: Path | None = None
-    out: Path | None = None
-    workers: int = 2
+    recipes: Path | None = setting("A recipe corpus (.json or .jsonl records); default: the "
+                                   "offline Wikibooks bundle.")
+    out: Path | None = setting(OUT)
+    workers: int = setting("Processes for line parsing.", 2, min=1)
     progress: Callable[[int], Callable[[], None]] | None = None
     status: Callable[[str], Any] | None = None
     label = "recipes"
@@ -172,14 +181,17 @@ class RecipesStage(Stage):
 class NgqaStage(Stage):
     """The NGQA benchmark from users and foods (``ngqa build``)."""
 
-    out: Path | None = None
-    users: Path | None = None
-    foods: Path | None = None
-    fndds: Path | None = None
-    seed: int = 0
-    standard_rule: str | None = None  # None: ngqa.yaml's standard_rule
-    reviews: Path | None = None
-    reviewed_only: bool = False
+    out: Path | None = setting(OUT)
+    users: Path | None = setting("Users Parquet (default: the last `ngqa users`).")
+    foods: Path | None = setting(RECIPES)
+    fndds: Path | None = setting("Raw FNDDS files instead of recipe foods (xlsx or legacy text "
+                                 "directory).")
+    seed: int = setting("Sampling seed.", 0)
+    standard_rule: Literal["strict", "loose"] | None = setting(
+        "Standard level: `strict` (two distinct tags, links from two conditions/diets where the "
+        "user has them; the paper's wording) or `loose` (two links). Default: ngqa.yaml.")
+    reviews: Path | None = setting("A `review export --benchmark ngqa` folder.")
+    reviewed_only: bool = setting("Keep only the question pairs reviewed.", False)
     label = "NGQA"
     name = "build NGQA"
     code = ("ngqa", "recipes", "sources", "standards")
@@ -264,14 +276,19 @@ class FamAnnotateStage(Stage):
     """The FAM-Bench annotation pool (``fam annotate``): rules alone, rules checked against a
     finished proposal run (``proposals``), or the paper's loop with a ``proposer``."""
 
-    recipes: Path | None = None
-    out: Path | None = None
-    proposals: Path | None = None
-    proposer_model: str | None = None  # a provider string: run the paper's loop with it
-    concurrency: int = 8
-    limit: int | None = None
-    max_tokens: int = 1024
-    retry_errors: bool = False
+    recipes: Path | None = setting(RECIPES)
+    out: Path | None = setting(OUT)
+    proposer_model: str | None = setting(
+        "A proposing model: run the paper's loop (propose, rule check, correct once); else "
+        "rules alone.", None, "--proposer")
+    proposals: Path | None = setting(
+        "A finished `fam propose` run: check it against the rules without a corrective pass "
+        "(drop recipes whose rules and proposal disagree).")
+    concurrency: int = setting(CONCURRENCY, 8, min=1)
+    limit: int | None = setting("Propose for the first N recipes (the rest leave the pool).",
+                                min=0)
+    max_tokens: int = setting(MAX_TOKENS, 1024, min=1)
+    retry_errors: bool = setting("Ask again the calls that ended in an error.", False)
     log: Callable[[str], None] | None = None
     label = "FAM annotation"
     name = "annotate recipes (FAM)"
@@ -347,15 +364,16 @@ class FamAnnotateStage(Stage):
 class FamBuildStage(Stage):
     """Dish-level and comparative FAM-Bench instances from the pool (``fam build``)."""
 
-    annotations: Path | None = None
-    recipes: Path | None = None
-    out: Path | None = None
-    dish_size: int | None = None
-    rank_size: int | None = None
-    seed: int | None = None
-    images: Path | None = None
-    reviews: Path | None = None
-    reviewed_only: bool = False
+    annotations: Path | None = setting("A `fam annotate` directory (default: last).")
+    recipes: Path | None = setting(RECIPES)
+    out: Path | None = setting(OUT)
+    dish_size: int | None = setting("Dish-level instances (default 1,500).", min=1)
+    rank_size: int | None = setting("Comparative instances (default 1,000).", min=1)
+    seed: int | None = setting("Sampling seed (default 0).")
+    images: Path | None = setting(
+        "Folder of dish images named <recipe id>.jpg/.png/.webp (for image inputs).")
+    reviews: Path | None = setting("A `review export` folder: apply its decisions.")
+    reviewed_only: bool = setting("Keep only the entries the reviews decided.", False)
     label = "FAM-Bench"
     name = "build FAM-Bench"
     code = ("fam", "recipes", "sources", "standards")
