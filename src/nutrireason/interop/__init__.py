@@ -8,7 +8,11 @@ this package needs nothing beyond the core.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from nutrireason.options import REQUIRED, setting
 
 
 def default_build(benchmark: str) -> Path:
@@ -17,3 +21,47 @@ def default_build(benchmark: str) -> Path:
     from nutrireason.schema import get_benchmark
 
     return builds_dir() / get_benchmark(benchmark).build_dir
+
+
+@dataclass
+class HfExport:
+    """What ``export hf`` is asked."""
+
+    builds: list[Path] | None = setting("Built benchmark folders (default: the NGQA and "
+                                        "FAM-Bench builds in the data home).", argument=True)
+    out: Path = setting("A new folder for the dataset.", Path("nutrireason-hf"))
+
+    def run(self) -> Any:
+        """The export (its ``configs``), by :func:`~nutrireason.interop.hf.export_hf`."""
+        from nutrireason.interop.hf import default_builds, export_hf
+
+        return export_hf(list(self.builds) if self.builds else default_builds(), self.out)
+
+
+@dataclass
+class LmEvalExport:
+    """What ``export lm-eval`` is asked."""
+
+    out: Path = setting("A new folder for the task files.", REQUIRED, argument=True)
+    ngqa_build: Path | None = setting("NGQA build (default: the data home's).")
+    fam_build: Path | None = setting("FAM-Bench build (default: the data home's).")
+
+    def run(self) -> list[Path]:
+        """The files written (:func:`~nutrireason.interop.lm_eval_export.export_lm_eval`)."""
+        from nutrireason.interop.lm_eval_export import export_lm_eval
+
+        return export_lm_eval(self.out, self.ngqa_build, self.fam_build)
+
+
+@dataclass
+class GraphmlExport:
+    """What ``export graphml`` is asked."""
+
+    build: Path | None = setting("NGQA build (default: the data home's).", argument=True)
+    out: Path = setting("GraphML file to write.", Path("ngqa-graph.graphml"))
+
+    def run(self) -> tuple[int, int]:
+        """(nodes, edges) written (:func:`~nutrireason.interop.graph.export_graphml`)."""
+        from nutrireason.interop.graph import export_graphml
+
+        return export_graphml(self.build, self.out)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nutrireason.options import setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage, StageResult
 from nutrireason.pipeline.stages import (
@@ -34,6 +35,26 @@ class DemoResult:
     stages: list[StageResult] = field(default_factory=list)
     evaluation: Any = None  # demo.EvalResult when the evaluation ran
     evaluation_seconds: float = 0.0
+
+
+@dataclass
+class DemoRequest:
+    """What ``nutrireason demo`` is asked: the model and how many items it answers."""
+
+    index_url: str | None = setting("Package index URL (default: pip's).")
+    model: str = setting("Model for the evaluation (any provider string).", DEMO_MODEL)
+    limit: int = setting("Questions per NGQA (level, task) in the evaluation (0: none; all "
+                         "three limits 0 skip the evaluation).", 2, min=0)
+    fam_dish_limit: int = setting("FAM-Bench dish items evaluated per mode.", 2, min=0)
+    fam_rank_limit: int = setting("FAM-Bench ranking items per mode (5 calls each).", 1, min=0)
+    out: Path | None = setting("Demo output directory.")
+
+    def run(self, on_stage: Callable[[Stage, StageResult], None] | None = None,
+            log: Callable[[str], None] = print) -> DemoResult:
+        """:func:`run_demo` with these settings."""
+        return run_demo(self.model, self.limit, {"dish": self.fam_dish_limit,
+                                                 "rank": self.fam_rank_limit},
+                        self.out, self.index_url, on_stage=on_stage, log=log)
 
 
 def run_demo(model: str = DEMO_MODEL, limit: int = 2, fam_limits: dict[str, int] | None = None,

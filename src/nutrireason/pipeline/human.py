@@ -8,12 +8,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.io import write_jsonl_atomic
+from nutrireason.options import REQUIRED, setting
 from nutrireason.paths import builds_dir
+from nutrireason.pipeline.review import HOST, TOKEN, check_host
 
 TASKS = {"dish": ("fam", "dish.jsonl"), "rank": ("fam", "rank.jsonl"),
          "ngqa-binary": ("ngqa", "binary.jsonl")}
@@ -75,6 +78,28 @@ def _dish(letter: str, dish: dict[str, Any]) -> dict[str, Any]:
     return {"letter": letter, "title": dish.get("title", ""),
             "servings": dish.get("servings"), "ingredients": dish.get("ingredients") or [],
             "basis": nutrition.get("basis", ""), "nutrition": nutrition.get("values") or {}}
+
+
+@dataclass
+class HumanSession:
+    """What ``human serve`` is asked: who answers, which held-out items, where to listen."""
+
+    participant: str = setting("The participant's name (model = human/<name>).", REQUIRED)
+    out: Path = setting("Run folder for the answers (re-run to resume).", REQUIRED)
+    task: str = setting("dish, rank or ngqa-binary.", "dish")
+    n: int = setting("Held-out items to answer.", 100, "--n", min=1)
+    seed: int = setting("Sampling seed of the items.", 0)
+    level: str = setting("NGQA level for ngqa-binary.", "standard")
+    benchmark_dir: Path | None = setting("A built benchmark (default: the last).")
+    host: str = setting(HOST, "127.0.0.1")
+    port: int = setting("Port.", 8766, min=1, max=65535)
+    token: str | None = setting(TOKEN)
+
+    def serve(self, ready: Any = None) -> Any:
+        """Check the host and token, then :func:`human_serve`."""
+        check_host(self.host, self.token)
+        return human_serve(self.task, self.n, self.seed, self.participant, self.out, self.host,
+                           self.port, self.token, self.benchmark_dir, self.level, ready)
 
 
 def human_serve(task: str, n: int, seed: int, participant: str, out: Path, host: str,

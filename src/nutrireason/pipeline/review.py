@@ -8,11 +8,19 @@ import ipaddress
 import json
 import secrets
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.options import REQUIRED, setting
 from nutrireason.paths import builds_dir
+
+# help texts the review and human-baseline servers' settings share
+HOST = "Address to bind; other than loopback needs --token."
+TOKEN = "Required on every request (`?token=` once)."
+DB = "Review database (default: <data home>/reviews)."
+BENCHMARK = "fam (pool entries) or ngqa (questions)."
 
 
 def is_loopback(host: str) -> bool:
@@ -32,6 +40,26 @@ def check_host(host: str, token: str | None) -> None:
     if token is not None and len(token) < 12:
         raise DataError(None, "the token is too short", field="--token",
                         expected="at least 12 characters")
+
+
+@dataclass
+class ReviewServer:
+    """What ``review serve`` is asked: where to listen, the token, and what to review."""
+
+    host: str = setting(HOST, "127.0.0.1")
+    port: int = setting("Port.", 8765, min=1, max=65535)
+    token: str | None = setting(TOKEN)
+    benchmark: str = setting(BENCHMARK, "fam")
+    annotations: Path | None = setting("FAM-Bench: a `fam annotate` directory.")
+    recipes: Path | None = setting("A `recipes build` directory (default: the last one).")
+    ngqa_build: Path | None = setting("NGQA: an `ngqa build` directory.")
+    db: Path | None = setting(DB)
+
+    def open(self) -> Any:
+        """The app's state, after the host and token are checked."""
+        check_host(self.host, self.token)
+        return open_state(self.db, self.benchmark, self.annotations, self.recipes,
+                          self.ngqa_build, self.token)
 
 
 def open_state(db: Path | None, benchmark: str, annotations: Path | None,
@@ -88,6 +116,28 @@ def existing_store(db: Path | None) -> Iterator[Any]:
         yield store
     finally:
         store.close()
+
+
+@dataclass
+class ReviewStats:
+    """What ``review stats`` is asked: the decisions of one benchmark in a review database."""
+
+    db: Path | None = setting(DB)
+    benchmark: str = setting(BENCHMARK, "fam")
+
+    def run(self) -> dict[str, Any]:
+        return stats(self.db, self.benchmark)
+
+
+@dataclass(kw_only=True)
+class ReviewExport(ReviewStats):
+    """What ``review export`` is asked: the folder to write, from which decisions."""
+
+    out: Path = setting("A new folder for reviews.jsonl + manifest.json.", REQUIRED,
+                        argument=True)
+
+    def run(self) -> dict[str, Any]:
+        return export(self.db, self.out, self.benchmark)
 
 
 def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]:

@@ -1,11 +1,46 @@
-"""``nutrireason score``: score run directories from their records alone."""
+"""``nutrireason score``: score run directories from their records alone; ``report``'s
+request."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from nutrireason.options import REQUIRED, setting
+
+
+@dataclass
+class ScoreRequest:
+    """What ``nutrireason score`` is asked."""
+
+    run_dirs: list[Path] = setting("Run directories to (re)score.", REQUIRED, argument=True)
+    bootstrap: int = setting("Bootstrap resamples for 95 % CIs.", 1000, min=0)
+    bertscore: bool = setting("BERTScore text answers (extra `bertscore`).", False)
+    bertscore_model: Path | None = setting("BERTScore model (default: MiniLM).")
+
+    def runs(self) -> Iterator[tuple[Path, dict[str, Any], float, str | None]]:
+        """:func:`score_runs` with these settings."""
+        return score_runs(self.run_dirs, self.bootstrap, self.bertscore, self.bertscore_model)
+
+
+@dataclass
+class ReportRequest:
+    """What ``nutrireason report`` is asked."""
+
+    run_dirs: list[Path] = setting("Scored run directories.", REQUIRED, argument=True)
+    out: Path = setting("Report directory.", REQUIRED)
+    keep_last: bool = setting("Where runs score the same group, show the last run's numbers "
+                              "(with a warning) instead of refusing.", False)
+    reviews: Path | None = setting("A `review export` folder: show its agreement too.")
+
+    def build(self, note: Callable[[str], None]) -> Path:
+        """The report folder's HTML file (:func:`~nutrireason.report.build_report`)."""
+        from nutrireason.report import build_report
+
+        return build_report(list(self.run_dirs), self.out, self.keep_last, note, self.reviews)
 
 
 def score_runs(run_dirs: list[Path], bootstrap: int = 1000, bertscore: bool = False,

@@ -336,9 +336,22 @@ def print_standards(directory: Path | None) -> None:
                   f"{len(standards.habits.items)} habit items in {standards.directory}")
 
 
-def finish_run(summary: Any, allowance: Any) -> int:
-    """Print a run's summary and notes; the exit code: 130 interrupted, 1 when more samples
-    ended in errors than ``allowance`` lets pass, else 0."""
+def finish_run(summary: Any, allowance: Any, as_json: bool = False) -> int:
+    """Print a run's summary and notes (``as_json``: only a JSON summary on stdout, see
+    :func:`run_summary_json`); the exit code: 130 interrupted, 1 when more samples ended in
+    errors than ``allowance`` lets pass, else 0."""
+    was_quiet = quiet_now()
+    set_quiet(was_quiet or as_json)
+    try:
+        code = _finish_run(summary, allowance)
+    finally:
+        set_quiet(was_quiet)
+    if as_json:
+        print(run_summary_json(summary, code))
+    return code
+
+
+def _finish_run(summary: Any, allowance: Any) -> int:
     from rich.markup import escape
 
     from nutrireason.runs.policy import error_verdict, summary_lines

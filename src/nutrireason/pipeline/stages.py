@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.options import setting
+from nutrireason.options import REQUIRED, setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage
 from nutrireason.schema import RECORDS_FILE, get_benchmark
@@ -358,6 +358,27 @@ class FamAnnotateStage(Stage):
         checked = read_proposals(self.proposals) if self.proposals is not None else None
         return build_pool(corpus, sr28, self.target, inputs=inputs, proposals=checked,
                           proposals_from=str(self.proposals) if self.proposals else None)
+
+
+@dataclass
+class ProposalRun:
+    """The proposal step alone (``fam propose``): one engine run of the proposing model over
+    every kept recipe; ``fam annotate --proposals`` then checks it."""
+
+    model: str = setting("Provider string of the proposing model.", REQUIRED)
+    recipes: Path | None = setting(RECIPES)
+    out: Path | None = setting("Run directory (default: builds/fam/proposals).")
+    limit: int | None = setting("Only the first N items.", min=0)
+    concurrency: int = setting(CONCURRENCY, 8, min=1)
+    max_tokens: int = setting(MAX_TOKENS, 1024, min=1)
+
+    def run(self) -> Any:
+        """(run directory, engine summary) of :func:`~nutrireason.pipeline.proposals.
+        run_proposals`."""
+        from nutrireason.pipeline.proposals import run_proposals
+
+        return run_proposals(self.model, self.recipes, self.out, limit=self.limit,
+                             concurrency=self.concurrency, max_tokens=self.max_tokens)
 
 
 @dataclass
