@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -195,6 +195,14 @@ def _value(text: str) -> Any:
 # --------------------------------------------------------------------------- benchmarks
 
 
+class MetricColumn(NamedTuple):
+    """One metric column of a task in the paper's results table."""
+
+    metric: str  # the name in metrics.json
+    label: str  # the column header
+    percent: bool = False  # shown as a percentage (FAM-Bench Table 1)
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One task of a benchmark.
@@ -202,6 +210,10 @@ class TaskSpec:
     ``name`` is what records carry (``meta.task``); ``option`` what ``--task`` takes; ``file``
     the item file's name inside a build (``{level}`` is replaced by the level); ``scorer`` the
     key of the metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings.
+    The report's layout of the task comes from here too: its paper-table ``columns`` under
+    ``table_title``; ``headline``, the metric a task is compared on across inputs (headed
+    ``headline_label``) and against ``human_paper``, the paper's human baseline; ``shown``, the
+    per-sample values (scores.jsonl) the HTML report shows beside each outcome.
     """
 
     name: str
@@ -212,6 +224,12 @@ class TaskSpec:
     short: str = ""
     aliases: tuple[str, ...] = ()
     item_model: type[BaseModel] | None = None  # the fields an item of this task carries
+    columns: tuple[MetricColumn, ...] = ()
+    table_title: str = ""
+    headline: str = ""
+    headline_label: str = ""
+    human_paper: float | None = None
+    shown: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -325,6 +343,26 @@ def spec_for_task(task: str) -> tuple[BenchmarkSpec, TaskSpec] | None:
         return None
     spec = get_benchmark(owner)
     return spec, next(t for t in spec.tasks if t.name == task)
+
+
+def check_item(item: dict[str, Any]) -> None:
+    """Refuse an item that names a registered benchmark's task (its ``task`` field) but does
+    not fit that task's item model; the error names the field and what was wrong."""
+    from pydantic import ValidationError
+
+    owner = spec_for_task(item["task"]) if isinstance(item.get("task"), str) else None
+    if owner is None or owner[1].item_model is None:
+        return
+    spec, task = owner
+    try:
+        task.item_model.model_validate(item)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "item"
+        value = first.get("input")
+        raise DataError(None, f"not a {spec.title} {task.name} item ({exc.error_count()} "
+                        f"problem(s)): {first['msg']}", field=where,
+                        value=value if isinstance(value, str | int | float) else None) from None
 
 
 def all_meta_keys() -> tuple[str, ...]:

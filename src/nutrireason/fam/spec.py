@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.fam.kb import load_kb
-from nutrireason.schema import BenchmarkSpec, TaskSpec, register_benchmark
+from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_benchmark
 
 # Prompting modes and their display names, in table order (the methods are in
 # ``methods/fam.py``; ``reference`` is the rule-based reference answer).
@@ -68,16 +68,35 @@ class RankItem(BaseModel):
     gold: dict[str, Any]
 
 
+# Table 1's columns per task: (metric, label, shown as a percentage), in the paper's order
+DISH_COLUMNS = tuple(MetricColumn(*column) for column in (
+    ("accuracy", "Acc.", True), ("rationale_macro_f1", "Macro-F1", False),
+    ("rationale_micro_f1", "Micro-F1", False),
+    ("rationale_macro_f1_strict", "Macro-F1 strict", False),
+    ("rationale_micro_f1_strict", "Micro-F1 strict", False),
+    ("unparseable_rate", "Unparseable", True)))
+RANK_COLUMNS = tuple(MetricColumn(*column) for column in (
+    ("top1_accuracy", "Top-1", True), ("mrr", "MRR", False),
+    ("kendall_tau", "Kendall tau", False), ("ctc", "CTC", False),
+    ("unparseable_rate", "Unparseable", True)))
+# The human baselines are FAM-Bench Figure 4 (non-expert humans, 100 held-out items).
+
+
 @register_benchmark("fam")
 def fam_spec() -> BenchmarkSpec:
     return BenchmarkSpec(
         name="fam", title="FAM-Bench", build_dir="fam/benchmark",
         tasks=(TaskSpec(name=TASK_DISH, option="dish", label="FAM Task 1 (dish)",
                         short="Task 1", file="dish.jsonl", scorer=TASK_DISH,
-                        item_model=DishItem),
+                        item_model=DishItem, table_title="Task 1: dish suitability",
+                        columns=DISH_COLUMNS, headline="accuracy",
+                        headline_label="Task 1: accuracy", human_paper=0.630),
                TaskSpec(name=TASK_RANK, option="rank", label="FAM Task 2 (ranking)",
                         short="Task 2", file="rank.jsonl", scorer=TASK_RANK,
-                        item_model=RankItem)),
+                        item_model=RankItem, table_title="Task 2: ranking",
+                        columns=RANK_COLUMNS, headline="top1_accuracy",
+                        headline_label="Task 2: top-1", human_paper=0.370,
+                        shown=(("mrr", "MRR"), ("kendall_tau", "Kendall tau")))),
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id"),
         labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),
         inputs=INPUTS, split_method=split_method_name)

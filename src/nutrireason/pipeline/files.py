@@ -196,4 +196,4 @@ def plan_run(request: RunRequest, progress: bool) -> Any:
                      retry=RetryPolicy(max_attempts=r.max_attempts), settings=r.generation(),
                      concurrency=r.concurrency, limit=r.limit, offset=r.offset, cache=r.cache,
                      retry_errors=r.retry_errors, shard=Shard.parse(r.shard) if r.shard else None,
-                     progress=progress)
+                     progress=progress, check_items=r.benchmark in benchmark_names())

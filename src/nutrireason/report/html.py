@@ -40,18 +40,14 @@ from nutrireason.report.tables import (
     Table,
     ordered,
 )
-from nutrireason.schema import Record, SampleScore
+from nutrireason.schema import Record, SampleScore, benchmark_names, get_benchmark
 
 TEMPLATE = "report.html.j2"
 OUTCOMES = ("correct", "incorrect", "scored", "error")
 # Per task, the per-sample values (scores.jsonl) shown beside the outcome: (name, label).
 # The first one of a task without a verdict takes the verdict's place.
-SHOWN_VALUES: dict[str, tuple[tuple[str, str], ...]] = {
-    "multi_label": (("accuracy", "Jaccard"),),
-    "text_generation": (("rougeL", "ROUGE-L"), ("rouge1", "ROUGE-1"),
-                        ("bertscore_f1", "BERTScore F1")),
-    "fam_rank": (("mrr", "MRR"), ("kendall_tau", "Kendall tau")),
-}
+SHOWN_VALUES = {task.name: task.shown for name in benchmark_names()
+                for task in get_benchmark(name).tasks if task.shown}
 # The positions of a sample's values in the page's JSON (the script reads them by name).
 LISTED = ("method", "model", "task", "level", "outcome")  # stored as indexes into ``lists``
 FIELDS = LISTED + ("unparseable", "label", "detail", "error", "question", "item", "parsed",

@@ -35,14 +35,7 @@ _NGQA, _FAM = get_benchmark("ngqa"), get_benchmark("fam")
 LEVELS = _NGQA.levels
 TASKS = tuple(t.name for t in _NGQA.tasks)
 TASK_LABELS = {t.name: t.label for t in _NGQA.tasks}
-_CLASSIFICATION = (("accuracy", "Accuracy"), ("recall", "Recall"), ("precision", "Precision"),
-                   ("f1", "F1"))
-TASK_METRICS: dict[str, tuple[tuple[str, str], ...]] = {
-    "binary": _CLASSIFICATION,
-    "multi_label": _CLASSIFICATION,
-    "text_generation": (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L"),
-                        ("bleu", "BLEU"), ("bertscore_f1", "BERT")),
-}
+TASK_METRICS = {t.name: tuple((c.metric, c.label) for c in t.columns) for t in _NGQA.tasks}
 OPTIONAL_METRICS = {"bertscore_f1"}  # a column only when some group has it
 EFFICIENCY = (("calls_per_sample", "Calls/sample", "{:.2f}"),
               ("prompt_tokens", "Prompt tokens", "{:.1f}"),
@@ -393,27 +386,16 @@ def retrieval_by_method(frame: pd.DataFrame) -> pd.DataFrame:
 
 FAM_TASKS = tuple(t.name for t in _FAM.tasks)
 FAM_TASK_LABELS = {t.name: t.label for t in _FAM.tasks}
+DISH_TASK = _FAM.tasks[0].name  # Task 1: one condition per item, so accuracy per condition
 FAM_TASK_SHORT = {t.name: t.short for t in _FAM.tasks}
 FAM_MODES = dict(_FAM.modes)  # display names, in table order
 FAM_INPUTS = _FAM.inputs
 CONDITIONS = _FAM.labels
 MISSING = "-"
 # Per task: the spanning header and (metric, label, shown as a percentage) in Table 1 order.
-FAM_TABLE1: dict[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
-    "fam_dish": ("Task 1: dish suitability", (
-        ("accuracy", "Acc.", True), ("rationale_macro_f1", "Macro-F1", False),
-        ("rationale_micro_f1", "Micro-F1", False),
-        ("rationale_macro_f1_strict", "Macro-F1 strict", False),
-        ("rationale_micro_f1_strict", "Micro-F1 strict", False),
-        ("unparseable_rate", "Unparseable", True))),
-    "fam_rank": ("Task 2: ranking", (
-        ("top1_accuracy", "Top-1", True), ("mrr", "MRR", False),
-        ("kendall_tau", "Kendall tau", False), ("ctc", "CTC", False),
-        ("unparseable_rate", "Unparseable", True))),
-}
+FAM_TABLE1 = {t.name: (t.table_title, t.columns) for t in _FAM.tasks}
 # Per task: the spanning header of Table 2 and the metric compared across inputs.
-FAM_MODALITY = {"fam_dish": ("Task 1: accuracy", "accuracy"),
-                "fam_rank": ("Task 2: top-1", "top1_accuracy")}
+FAM_MODALITY = {t.name: (t.headline_label, t.headline) for t in _FAM.tasks}
 _MODALITY_COLUMNS = (("text+image", "T+I"), ("text", "T-only"), ("image", "I-only"))
 
 
@@ -699,7 +681,7 @@ def fam_condition_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _condition_row(entry: Any) -> dict[str, Any] | None:
-    if not isinstance(entry, dict) or entry.get("task") != "fam_dish":
+    if not isinstance(entry, dict) or entry.get("task") != DISH_TASK:
         return None
     metrics = entry.get("metrics")
     accuracy = _number(_value(metrics.get("accuracy"))) if isinstance(metrics, dict) else None
@@ -783,7 +765,8 @@ def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
 
 
 # FAM-Bench Figure 4: non-expert humans on 100 held-out items (per task: metric, figure).
-PAPER_HUMAN = {"fam_dish": ("accuracy", 0.630), "fam_rank": ("top1_accuracy", 0.370)}
+PAPER_HUMAN = {t.name: (t.headline, t.human_paper) for t in _FAM.tasks
+               if t.human_paper is not None}
 HUMAN_SOURCE = "FAM-Bench (arXiv:2605.31410) Figure 4: non-expert humans, 100 held-out items"
 
 

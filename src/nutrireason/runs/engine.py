@@ -72,7 +72,7 @@ from nutrireason.runs.manifest import (
 )
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 from nutrireason.runs.shard import Shard, in_shard
-from nutrireason.schema import MethodSpec, all_meta_keys, spec_for_task
+from nutrireason.schema import MethodSpec, all_meta_keys, check_item, spec_for_task
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Exceptions from a method that mean the item does not have what the method needs.
@@ -106,6 +106,9 @@ class RunConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
     shard: Shard | None = None  # run only the items of shard K of N (after offset/limit)
+    # hold each item to its task's item model (schema.check_item): an item that does not fit
+    # is an item-level error; `nutrireason run` sets it for a registered benchmark's build
+    check_items: bool = False
 
 
 @dataclass
@@ -144,6 +147,7 @@ class Task:
     where: str = ""  # "<benchmark file> line <n>", for item-level errors
     line: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # what the backend is sent
+    check: bool = False  # hold the item to its task's item model first
 
 
 class CallProxy:
@@ -361,7 +365,8 @@ def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
                 tasks.append(Task(item, method, backend, spec, key, where, line,
-                                  effective_settings(backend, config.settings)))
+                                  effective_settings(backend, config.settings),
+                                  config.check_items))
     return tasks
 
 
@@ -427,6 +432,8 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
             "method_spec": {"name": MethodSpec.parse(task.method.name).name,
                             "params": dict(task.method.params)}}
     try:
+        if task.check:
+            check_item(task.item)
         base["gold"] = task.method.gold(task.item)
         prediction = await task.method.answer(task.item, proxy)
     except ModelError as exc:
