@@ -48,39 +48,64 @@ def resolver(sr28):
     return Resolver.from_sr28(sr28)
 
 
+# The build stages, run once per session in a data home of their own (`stage_home`): the
+# recipe, FAM-Bench and NGQA fixtures read its builds, and the end-to-end tests (demo, golden
+# outputs) start from a copy of them, so their stages are up to date instead of built again.
+STAGE_BUNDLES = ("nhanes", "pynhanes", "usda-sr28", "recipes")
+
+
+def new_home(root: Path, builds: Path | None = None) -> Path:
+    """A fresh data home under ``root`` whose ``bundles`` links to the pulled bundles, with
+    a copy of ``builds`` (a stage home's builds) when given."""
+    import shutil
+
+    for bundle in STAGE_BUNDLES:
+        real_bundle(bundle)
+    home = root / "home"
+    home.mkdir()
+    (home / "bundles").symlink_to(real_bundle(STAGE_BUNDLES[0]).parent)
+    if builds is not None:
+        shutil.copytree(builds, home / "builds", symlinks=True)
+    return home
+
+
 @pytest.fixture(scope="session")
-def recipe_build(tmp_path_factory, resolver) -> Path:
+def stage_home(tmp_path_factory) -> Path:
+    """A data home where the main job's five stages (users, recipes, NGQA, FAM annotation,
+    FAM-Bench; default settings) were built, as `nutrireason demo` builds them."""
+    from nutrireason.paths import ENV_VAR
+    from nutrireason.pipeline.demo import demo_stages
+
+    home = new_home(tmp_path_factory.mktemp("stages"))
+    before = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(home)
+    try:
+        for stage in demo_stages():
+            assert stage.ensure().built
+    finally:
+        if before is None:
+            del os.environ[ENV_VAR]
+        else:
+            os.environ[ENV_VAR] = before
+    return home
+
+
+@pytest.fixture(scope="session")
+def recipe_build(stage_home) -> Path:
     """The offline recipe corpus resolved against SR28 (a `recipes build` directory)."""
-    from nutrireason.recipes.build import build_corpus
-    from nutrireason.recipes.load import load_wikibooks
-
-    out = tmp_path_factory.mktemp("recipes")
-    build_corpus(load_wikibooks(real_bundle("recipes")), resolver, out, [], workers=2)
-    return out
-
-
-# The FAM-Bench annotation pool and instances, built once from the real offline recipe build
-# (the FAM-Bench and the interop tests read them).
+    return stage_home / "builds" / "recipes"
 
 
 @pytest.fixture(scope="session")
-def fam_pool(recipe_build, sr28, tmp_path_factory) -> Path:
+def fam_pool(stage_home) -> Path:
     """``fam annotate`` over the whole offline recipe build (rules only)."""
-    from nutrireason.fam.pool import build_pool, read_recipes
-
-    pool_dir = tmp_path_factory.mktemp("pool")
-    build_pool(read_recipes(recipe_build / "recipes.jsonl"), sr28, pool_dir)
-    return pool_dir
+    return stage_home / "builds" / "fam" / "annotations"
 
 
 @pytest.fixture(scope="session")
-def real_build(fam_pool, recipe_build, sr28, tmp_path_factory) -> Path:
-    """``fam build`` (both splits) from that pool."""
-    from nutrireason.fam.build import build_fam
-
-    out = tmp_path_factory.mktemp("fam")
-    build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out)
-    return out
+def real_build(stage_home) -> Path:
+    """``fam build`` (both splits, default sizes) from that pool."""
+    return stage_home / "builds" / "fam" / "benchmark"
 
 
 @pytest.fixture(scope="session")
@@ -99,10 +124,6 @@ def ngqa_inputs(nhanes_bundle_dirs, recipe_build):
 
 
 @pytest.fixture(scope="session")
-def ngqa_build(ngqa_inputs, tmp_path_factory) -> Path:
+def ngqa_build(stage_home) -> Path:
     """An NGQA benchmark folder (``ngqa build``, seed 0) from the real bundles."""
-    from nutrireason.ngqa.build import build_benchmark
-
-    out = tmp_path_factory.mktemp("ngqa")
-    build_benchmark(*ngqa_inputs, out, seed=0)
-    return out
+    return stage_home / "builds" / "ngqa" / "benchmark"

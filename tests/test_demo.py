@@ -15,25 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import real_bundle
+from tests.conftest import new_home, real_bundle
 
-BUNDLES = ("nhanes", "pynhanes", "usda-sr28", "recipes")
 # 0.2 s per call keeps the evaluation running long enough to be interrupted.
 MODEL = "scripted/no?latency=0.2"
 ARGS = ["--limit", "1", "--fam-dish-limit", "1", "--fam-rank-limit", "1"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
-    """A fresh data home whose bundles are the real ones (nothing is downloaded); the tests
-    here share its builds (the first demo run makes them)."""
-    source = real_bundle(BUNDLES[0]).parent
-    for bundle in BUNDLES:
-        real_bundle(bundle)
-    home = tmp_path_factory.mktemp("demo") / "home"
-    home.mkdir()
-    (home / "bundles").symlink_to(source)
-    return home
+def home(tmp_path_factory, stage_home) -> Path:
+    """A fresh data home whose bundles are the real ones (nothing is downloaded) and whose
+    builds are a copy of the session's stage builds, made by the same stages with the same
+    settings (so the demo finds them up to date); the tests here share it."""
+    return new_home(tmp_path_factory.mktemp("demo"), stage_home / "builds")
 
 
 def _demo(home: Path, *extra: str) -> subprocess.Popen:

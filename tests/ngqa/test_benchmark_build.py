@@ -12,21 +12,15 @@ import pytest
 from nutrireason.ngqa.build import build_benchmark, load_graph
 from nutrireason.ngqa.config import LEVELS, TASKS, load_ngqa_config
 from nutrireason.ngqa.questions import gold_answers, level_of
-from nutrireason.ngqa.users import annotate_users
-from nutrireason.recipes.foods import FoodTables
-from nutrireason.sources.nhanes_bundle import read_nhanes_bundle
 from tests.conftest import real_bundle
 
 LINKS = ("match", "contradict", "need")
 
 
 @pytest.fixture(scope="module")
-def inputs(nhanes_bundle_dirs, recipe_build):
-    users = annotate_users(read_nhanes_bundle(*nhanes_bundle_dirs)).users
-    recipes_out = recipe_build
-    foods = FoodTables(pd.read_parquet(recipes_out / "foods.parquet"),
-                       pd.read_parquet(recipes_out / "food_ingredients.parquet"))
-    return users, foods
+def inputs(ngqa_inputs):
+    """(users, food tables) from the real bundles (the session's, see tests/conftest.py)."""
+    return ngqa_inputs
 
 
 @pytest.fixture(scope="module")
