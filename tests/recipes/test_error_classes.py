@@ -131,6 +131,21 @@ def test_fat_share_and_fillets(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
 
 
+@pytest.mark.parametrize(("line", "description", "grams", "why"), [
+    ("2 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat and skin, cooked, "
+     "stewed", 2 * 140.0, "'rotisserie' says cooked, not which part: not SR28's rotisserie "
+     "back meat (no cup portion) but cooked meat and skin by its chopped cup (140 g)"),
+    ("3 cups shredded chicken", "Chicken, broilers or fryers, meat and skin, cooked, stewed",
+     3 * 140.0, "chicken is shredded once cooked: not raw chicken by a generic density"),
+    ("1 lb raw chicken breast, shredded", "Chicken, broilers or fryers, breast, meat and "
+     "skin, raw", 453.592, "a line that says raw stays raw"),
+    ("1 cup shredded carrots", "Carrots, raw", 128.0, "shredded vegetables are not cooked"),
+])
+def test_shredded_meat_is_cooked_meat(resolver, line, description, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.sr28_description, item.grams) == (description, pytest.approx(grams)), why
+
+
 def test_published_figures_are_the_recipes_own_nutrition(resolver):
     from nutrireason.recipes.schema import RecipeRecord
 
@@ -140,3 +155,29 @@ def test_published_figures_are_the_recipes_own_nutrition(resolver):
     assert record.nutrition == {"calories": 150}
     resolved = resolver.recipe(record)  # 2 slices (58 g) + 113 g butter: over 900 kcal
     assert resolved.kept and any("published 150 kcal" in flag for flag in resolved.flags)
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("2 1/2 lbs top round roast", "Beef, round, top round, steak, separable lean and fat, "
+     "trimmed to 1/8\" fat, all grades, raw", "the parser keeps only 'roast'; the line spells "
+     "the cut, a raw beef roast, not sliced deli roast beef"),
+    ("3 lb sirloin tip roast", "Beef, round, tip round, roast, separable lean and fat, "
+     "trimmed to 0\" fat, all grades, raw", "the US sirloin tip is the round's tip: not pork "
+     "loin, and the 'sirloin' in the reviewed name is not a second cut to look for"),
+    ("2 lb eye of round roast", "Beef, round, eye of round, roast, separable lean and fat, "
+     "trimmed to 1/8\" fat, all grades, raw", "parsed as 'eye roast', which SR28 lacks"),
+    ("2 lb tri-tip", "Beef, bottom sirloin, tri-tip roast, separable lean and fat, trimmed to "
+     "0\" fat, all grades, raw", "parsed as 'tri'; the hyphenated name holds it"),
+    ("1 (3 lb) beef roast (or pork roast)", "Beef, composite of trimmed retail cuts, separable "
+     "lean and fat, trimmed to 1/8\" fat, all grades, raw",
+     "an unnamed beef roast is raw beef; the later alternative is not read"),
+    ("9 oz fresh fettuccine", "Pasta, fresh-refrigerated, plain, as purchased",
+     "parsed as 'fettuccine'; fresh pasta is not dried pasta (about three times the water)"),
+    ("12 oz fettuccine", "Pasta, dry, enriched", "without 'fresh' it is the dried pasta"),
+    ("1 lb fresh rice noodles", "Rice noodles, cooked",
+     "moist fresh noodles: of SR28's dry and cooked rice noodles, the cooked"),
+    ("1 lb bag frozen french fries", "Potatoes, french fried, all types, salt added in "
+     "processing, frozen, unprepared", "frozen fries as purchased, not boiled potato"),
+])
+def test_the_food_the_line_spells_out(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

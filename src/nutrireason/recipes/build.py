@@ -23,7 +23,7 @@ from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, w
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import Weighed, Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Match, Matcher, load_ingredient_map
+from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import MASS_UNITS, ParsedLine, parse_line, parse_many
 from nutrireason.recipes.schema import (
@@ -78,6 +78,15 @@ def load_recipe_rules(path: Path | None = None) -> RecipeRules:
     return load_model(path or standards_dir() / "recipes.yaml", RecipeRules)
 
 
+def reviewed_states(states: list[str], match: Match) -> list[str]:
+    """The line's states less a cut the reviewed name already names: the reviewer chose that
+    cut's entry ("sirloin tip roast" is SR28's tip round, not another sirloin)."""
+    if match.method != "reviewed_map" or not match.name:
+        return states
+    named = name_words(match.name)
+    return [s for s in states if not (s.startswith("part:") and s[5:] in named)]
+
+
 @dataclass
 class Resolver:
     """Everything needed to resolve recipes, loaded once."""
@@ -117,7 +126,7 @@ class Resolver:
             item.problem = f"no SR28 food for {parsed.food!r}: the line asks for a plant-based " \
                            f"food, SR28's match is the animal food {match.description!r}"
             return item
-        choice = self.states.choose(match.ndb_no, parsed.states, line)
+        choice = self.states.choose(match.ndb_no, reviewed_states(parsed.states, match), line)
         if choice.problem:
             item.problem = f"no SR28 food for {parsed.food!r}: {choice.problem}"
             return item
@@ -146,7 +155,8 @@ class Resolver:
         """The line's food; when SR28 has none, the first later "or" alternative that it has
         ("caldo de pollo or chicken stock"), recorded in the line's rules."""
         floor = self.rules.min_match_score.value
-        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep)
+        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep,
+                                   parsed.line)
         if match is not None and match.score >= floor:
             return match
         for alternative in parsed.alternatives:

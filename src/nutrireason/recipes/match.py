@@ -89,7 +89,9 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                # a plant-based line is checked against animal foods after matching
                # (StateResolver.plant_based_mismatch), not by failing to match
                "plant", "based", "plantbased", "vegan",
-               "shavings", "shaving", "shaved", "curls", "curl"}
+               "shavings", "shaving", "shaved", "curls", "curl",
+               # how a meat was cooked or torn: line states (cooked, shredded), not the food
+               "rotisserie", "pulled"}
 
 
 def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()
@@ -223,6 +225,25 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     return ReviewedMap(table, weights, overrides, teaspoon)
 
 
+@lru_cache(maxsize=100_000)
+def name_words(name: str) -> frozenset[str]:
+    """The words of a food name, hyphenated ones split ("tri-tip" holds "tri")."""
+    return frozenset(re.split(r"[\s-]+", name.strip()))
+
+
+@lru_cache(maxsize=100_000)
+def line_words(line: str) -> tuple[str, ...]:
+    """The line's own words as the reviewed map spells names: lower case, accents folded,
+    parentheticals and later "or" alternatives left out."""
+    import unicodedata
+
+    from nutrireason.recipes.parse import own_text  # parse imports this module
+
+    text = re.sub(r"\([^)]*\)", " ", own_text(line))
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return tuple(re.findall(r"[a-z0-9%'-]+", folded))
+
+
 class Matcher:
     """Matches cleaned ingredient names to SR28 foods, with a score and the method used."""
 
@@ -242,13 +263,19 @@ class Matcher:
         self.food_words = (self.vocabulary | PRODUCT_HEADS) - LOOSE_WORDS
         self.descriptions = dict(zip(foods["ndb_no"], foods["description"], strict=True))
         self.reviewed = reviewed
+        self.by_word: dict[str, list[str]] = {}  # reviewed names of several words, by word
+        for known in reviewed:
+            if len(name_words(known)) > 1:
+                for word in name_words(known):
+                    self.by_word.setdefault(word, []).append(known)
         self._memo: dict[str, Match | None] = {}
 
     def match(self, name: str | None, unit: str | None = None, raw_name: str | None = None,
-              prep: list[str] | None = None) -> Match | None:
+              prep: list[str] | None = None, line: str | None = None) -> Match | None:
         """Best SR28 food for ``name``.
 
-        In order: the reviewed map for the name with a qualifier the parser moved to ``prep``
+        In order: the reviewed map for a wider name the line itself spells out (see
+        :meth:`wider_name`), for the name with a qualifier the parser moved to ``prep``
         ("ground" + "ginger"), with a portion unit ("chicken" + "breast"), as parsed
         (``raw_name``) or cleaned; then the longest reviewed sub-phrase ("mayonnaise hellmann"
         -> "mayonnaise"); then token scoring over SR28 descriptions.
@@ -258,12 +285,31 @@ class Matcher:
         named = unit in PORTION_UNITS and stem(unit) not in tokens(name)
         query = f"{name} {unit}" if named else name
         qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])]
-        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}"
+        wider = self.wider_name(name, line)
+        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}"
         if key not in self._memo:
-            names = [*qualifiers, query, raw_name, name]
+            names = [wider, *qualifiers, query, raw_name, name]
             self._memo[key] = self._first_reviewed(names) or (
                 None if self.refusal(names) else self._subphrase(name) or self._fuzzy(query))
         return self._memo[key]
+
+    def wider_name(self, name: str, line: str | None) -> str | None:
+        """The longest reviewed name with more words than ``name`` that holds all of them and
+        that the line spells out word for word (outside parentheses and later "or"
+        alternatives): the words the parser dropped ("2 lb top round roast" parsed as
+        "roast", "3 lb sirloin tip roast" as "sirloin roast")."""
+        candidates = self.by_word.get(name.split()[-1]) if line else None
+        if not candidates:
+            return None
+        wanted = name_words(name)
+        spelled = f" {' '.join(line_words(line))} "
+        best = None
+        for candidate in candidates:
+            if f" {candidate} " in spelled and (best is None or len(candidate) > len(best)):
+                words = name_words(candidate)
+                if len(words) > len(wanted) and wanted <= words:
+                    best = candidate
+        return best
 
     def refusal(self, names: list[str | None]) -> str | None:
         """The reviewed map's reason when it lists one of ``names`` as having no SR28 food

@@ -105,6 +105,8 @@ class StateChoice:
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
+# Poultry, pork, beef, lamb and game are shredded or pulled only once cooked.
+SHREDDED_MEANS_COOKED = {"0500", "1000", "1300", "1700"}
 ANIMAL_GROUPS = MEAT_GROUPS | {"0100", "0700"}
 # A line saying the meat still has its bone: weights are as purchased, bone included.
 # Plant-based stand-ins are not the animal food SR28 has under the same name.
@@ -152,6 +154,7 @@ class StateResolver:
     def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
+        states = implied_states(self.group.get(ndb_no), states)
         current, problem = self._qualified(self._lean(ndb_no, states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
@@ -312,6 +315,15 @@ class StateResolver:
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
+
+
+def implied_states(group: str | None, states: list[str]) -> list[str]:
+    """The line's states with what they imply for the food's group: shredded or pulled meat
+    is cooked meat ("2 cups shredded chicken" is not raw chicken by the cup)."""
+    if "shredded" in states and group in SHREDDED_MEANS_COOKED and "raw" not in states \
+            and not COOKED_STATES & set(states):
+        return sorted({*states, "cooked"})
+    return states
 
 
 def _honours(description: str, name: str) -> bool:
