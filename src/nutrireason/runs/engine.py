@@ -52,7 +52,7 @@ from rich.progress import (
 from rich.progress import Task as ProgressTask
 from rich.text import Text
 
-from nutrireason.errors import NutriReasonError
+from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.methods.base import Method, get_method
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
@@ -147,7 +147,7 @@ class Task:
     where: str = ""  # "<benchmark file> line <n>", for item-level errors
     line: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # what the backend is sent
-    check: bool = False  # hold the item to its task's item model first
+    problem: DataError | None = None  # why the item does not fit its task's item model
 
 
 class CallProxy:
@@ -361,13 +361,22 @@ def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
         if not in_shard(str(item["id"]), config.shard):
             continue
         where = f"{path} line {line}" if line else str(path)
+        problem = _misfit(item) if config.check_items else None  # once per item
         for method in methods:
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
                 tasks.append(Task(item, method, backend, spec, key, where, line,
-                                  effective_settings(backend, config.settings),
-                                  config.check_items))
+                                  effective_settings(backend, config.settings), problem))
     return tasks
+
+
+def _misfit(item: dict[str, Any]) -> DataError | None:
+    """Why ``item`` does not fit its task's item model (:func:`schema.check_item`), or None."""
+    try:
+        check_item(item)
+    except DataError as exc:
+        return exc
+    return None
 
 
 def _pending(tasks: list[Task], done: dict[str, Record], retry_errors: bool,
@@ -432,8 +441,8 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
             "method_spec": {"name": MethodSpec.parse(task.method.name).name,
                             "params": dict(task.method.params)}}
     try:
-        if task.check:
-            check_item(task.item)
+        if task.problem is not None:
+            raise task.problem
         base["gold"] = task.method.gold(task.item)
         prediction = await task.method.answer(task.item, proxy)
     except ModelError as exc:
