@@ -181,3 +181,16 @@ def test_published_figures_are_the_recipes_own_nutrition(resolver):
 ])
 def test_the_food_the_line_spells_out(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 1/2 cups almond flour", 1.5 * 95.0,
+     "almond flour is ground almonds: SR28's '1 cup, ground' (95 g), not whole (143 g)"),
+    ("1/4 cup flaxseed meal", 4 * 7.0,
+     "flaxseed has its ground portion by the tablespoon (7 g): 4 tablespoons, not a quarter "
+     "of the whole-seed cup (42 g)"),
+    ("1 cup almonds", 143.0, "whole almonds keep the whole cup"),
+    ("2 cups all-purpose flour", 2 * 125.0, "wheat flour has no ground portion: its own cup"),
+])
+def test_a_nut_flour_is_the_nut_ground(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why

@@ -124,7 +124,9 @@ class Weigher:
                 return Weighed(parsed.generic_grams, "generic_density:ingredient-slicer")
             return Weighed(None, None, f"SR28 has no volume portion for {parsed.unit}")
         same_unit = [p for p in volume if p.unit == SLICER_TO_PINT.get(parsed.unit, parsed.unit)]
-        portion = _prefer(same_unit or volume, parsed.prep)
+        ground = [p for p in volume if re.search(r"\bground\b", p.text)] \
+            if milled(parsed.food) else []
+        portion = _prefer(ground or same_unit or volume, parsed.prep)
         amount = convert(parsed.quantity, parsed.unit, portion.unit)
         return Weighed(amount / portion.amount * portion.grams, portion.describe())
 
@@ -185,6 +187,13 @@ def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
                 return portion
     plain = [p for p in portions if "," not in p.text]
     return (plain or portions)[0]
+
+
+def milled(food: str | None) -> bool:
+    """A nut or seed "flour" or "meal" is the food ground: it is weighed by SR28's ground
+    portion where the food has one ("1 cup almond flour" is 95 g, not the 143 g of whole
+    almonds; flaxseed meal by the ground tablespoon, 7 g)."""
+    return bool(food) and food.split()[-1] in ("flour", "meal")
 
 
 def _small_piece(portions: list[Portion]) -> Portion:
