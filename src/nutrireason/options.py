@@ -17,6 +17,16 @@ from typing import Annotated, Any
 
 REQUIRED: Any = MISSING  # the default of a setting the command line must be given
 
+# Help texts that settings of several commands share (one wording per meaning).
+OUT = "Output directory."
+RECIPES = "A `recipes build` directory (default: the last one)."
+CONCURRENCY = "Samples in flight at once."
+MAX_TOKENS = "Output token budget per call."
+LIMIT = "Only the first N items."
+HOST = "Address to bind; other than loopback needs --token."
+PORT = "Port."
+TOKEN = "Required on every request (`?token=` once)."
+
 
 def setting(help: str, default: Any = None, *names: str, argument: bool = False,
             **bounds: Any) -> Any:

@@ -52,7 +52,7 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
     sync_playwright = _playwright()
     from playwright.sync_api import expect
 
-    from nutrireason.pipeline.human import human_serve
+    from nutrireason.pipeline.human import HumanSession
     from nutrireason.pipeline.scoring import score_runs
     from nutrireason.report import build_report
     from nutrireason.schema import read_records
@@ -65,8 +65,9 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
 
     def serve():
         try:
-            result["summary"] = human_serve("dish", 5, 0, "Pat", out, "127.0.0.1", port, None,
-                                            real_build, ready=lambda server: listening.set())
+            session = HumanSession("Pat", out, task="dish", n=5, seed=0,
+                                   benchmark_dir=real_build, port=port)
+            result["summary"] = session.serve(ready=lambda server: listening.set())
         except BaseException as exc:  # noqa: BLE001 - reported by the test below
             result["error"] = exc
             listening.set()

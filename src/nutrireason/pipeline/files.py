@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.options import REQUIRED, setting
+from nutrireason.options import CONCURRENCY, LIMIT, REQUIRED, setting
 from nutrireason.paths import builds_dir
 from nutrireason.schema import benchmark_names, get_benchmark
 
@@ -138,8 +138,8 @@ class RunRequest:
         "Provider string (required), e.g. openai/gpt-4o-mini, llamacpp/smollm2, scripted/echo "
         "(no model, for plumbing); `none` for methods that need no model (oracle, --mode "
         "reference); repeatable.")
-    concurrency: int = setting("Samples in flight at once.", 8, min=1)
-    limit: int | None = setting("Only the first N items.", min=0)
+    concurrency: int = setting(CONCURRENCY, 8, min=1)
+    limit: int | None = setting(LIMIT, min=0)
     offset: int = setting("Skip this many items first.", 0, min=0)
     gen: list[str] | None = setting(
         "Generation setting KEY=VALUE, repeatable: temperature, max_tokens, top_p, top_k, "

@@ -14,9 +14,9 @@ from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.io import write_jsonl_atomic
-from nutrireason.options import REQUIRED, setting
+from nutrireason.options import HOST, PORT, REQUIRED, TOKEN, setting
 from nutrireason.paths import builds_dir
-from nutrireason.pipeline.review import HOST, TOKEN, check_host
+from nutrireason.pipeline.review import check_host
 
 TASKS = {"dish": ("fam", "dish.jsonl"), "rank": ("fam", "rank.jsonl"),
          "ngqa-binary": ("ngqa", "binary.jsonl")}
@@ -92,32 +92,27 @@ class HumanSession:
     level: str = setting("NGQA level for ngqa-binary.", "standard")
     benchmark_dir: Path | None = setting("A built benchmark (default: the last).")
     host: str = setting(HOST, "127.0.0.1")
-    port: int = setting("Port.", 8766, min=1, max=65535)
+    port: int = setting(PORT, 8766, min=1, max=65535)
     token: str | None = setting(TOKEN)
 
     def serve(self, ready: Any = None) -> Any:
-        """Check the host and token, then :func:`human_serve`."""
+        """Check the host and token, then serve the sample until every item is answered (or
+        Ctrl-C); returns the run summary. ``ready(server)`` is called once the server listens
+        (tests use it)."""
+        from nutrireason.methods.human import Desk, register_desk
+        from nutrireason.runs.engine import RunConfig
+
         check_host(self.host, self.token)
-        return human_serve(self.task, self.n, self.seed, self.participant, self.out, self.host,
-                           self.port, self.token, self.benchmark_dir, self.level, ready)
-
-
-def human_serve(task: str, n: int, seed: int, participant: str, out: Path, host: str,
-                port: int, token: str | None, benchmark_dir: Path | None = None,
-                level: str = "standard", ready: Any = None) -> Any:
-    """Serve the sample until every item is answered (or Ctrl-C); returns the run summary.
-    ``ready(server)`` is called once the server listens (tests use it)."""
-    from nutrireason.methods.human import Desk, register_desk
-    from nutrireason.runs.engine import RunConfig
-
-    items = sample_items(split_file(task, benchmark_dir, level), n, seed)
-    path = prepare_items(out, items)
-    desk = Desk(total=len(items))
-    register_desk(desk)
-    config = RunConfig(benchmark=path, out=out, methods=["human"],
-                       models=[f"human/{participant}"], concurrency=1, cache=False,
-                       progress=False)
-    return asyncio.run(_serve(config, desk, participant, host, port, token, ready))
+        items = sample_items(split_file(self.task, self.benchmark_dir, self.level), self.n,
+                             self.seed)
+        path = prepare_items(self.out, items)
+        desk = Desk(total=len(items))
+        register_desk(desk)
+        config = RunConfig(benchmark=path, out=self.out, methods=["human"],
+                           models=[f"human/{self.participant}"], concurrency=1, cache=False,
+                           progress=False)
+        return asyncio.run(_serve(config, desk, self.participant, self.host, self.port,
+                                  self.token, ready))
 
 
 async def _serve(config: Any, desk: Any, participant: str, host: str, port: int,

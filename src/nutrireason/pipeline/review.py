@@ -13,12 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.options import REQUIRED, setting
+from nutrireason.options import HOST, PORT, RECIPES, REQUIRED, TOKEN, setting
 from nutrireason.paths import builds_dir
 
-# help texts the review and human-baseline servers' settings share
-HOST = "Address to bind; other than loopback needs --token."
-TOKEN = "Required on every request (`?token=` once)."
+# help texts the review commands' settings share
 DB = "Review database (default: <data home>/reviews)."
 BENCHMARK = "fam (pool entries) or ngqa (questions)."
 
@@ -47,43 +45,38 @@ class ReviewServer:
     """What ``review serve`` is asked: where to listen, the token, and what to review."""
 
     host: str = setting(HOST, "127.0.0.1")
-    port: int = setting("Port.", 8765, min=1, max=65535)
+    port: int = setting(PORT, 8765, min=1, max=65535)
     token: str | None = setting(TOKEN)
     benchmark: str = setting(BENCHMARK, "fam")
     annotations: Path | None = setting("FAM-Bench: a `fam annotate` directory.")
-    recipes: Path | None = setting("A `recipes build` directory (default: the last one).")
+    recipes: Path | None = setting(RECIPES)
     ngqa_build: Path | None = setting("NGQA: an `ngqa build` directory.")
     db: Path | None = setting(DB)
 
     def open(self) -> Any:
-        """The app's state, after the host and token are checked."""
+        """The app's state, after the host and token are checked: FAM-Bench pool entries or
+        NGQA questions, and the decisions database."""
+        from nutrireason.review.app import ReviewState
+        from nutrireason.review.items import load_items, load_ngqa_items
+        from nutrireason.review.store import ReviewStore, default_store_path
+
         check_host(self.host, self.token)
-        return open_state(self.db, self.benchmark, self.annotations, self.recipes,
-                          self.ngqa_build, self.token)
-
-
-def open_state(db: Path | None, benchmark: str, annotations: Path | None,
-               recipes: Path | None, ngqa_build: Path | None, token: str | None) -> Any:
-    """The review app's state: FAM-Bench pool entries or NGQA questions, and the decisions
-    database."""
-    from nutrireason.review.app import ReviewState
-    from nutrireason.review.items import load_items, load_ngqa_items
-    from nutrireason.review.store import ReviewStore, default_store_path
-
-    if benchmark == "ngqa":
-        source = (ngqa_build or builds_dir() / "ngqa" / "benchmark") / "questions.parquet"
-        items = load_ngqa_items(source)
-    elif benchmark == "fam":
-        source = (annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
-        corpus = (recipes or builds_dir() / "recipes") / "recipes.jsonl"
-        items = load_items(source, corpus, canonical_namer())
-    else:
-        raise DataError(None, "unknown benchmark", field="--benchmark", value=benchmark,
-                        expected="fam | ngqa")
-    if not items:
-        raise DataError(source, "nothing to review", expected="a finished build")
-    return ReviewState(items, ReviewStore(db or default_store_path()), token,
-                       benchmark=benchmark)
+        if self.benchmark == "ngqa":
+            source = (self.ngqa_build or builds_dir() / "ngqa" / "benchmark") / \
+                "questions.parquet"
+            items = load_ngqa_items(source)
+        elif self.benchmark == "fam":
+            source = (self.annotations or builds_dir() / "fam" / "annotations") / \
+                "annotations.jsonl"
+            corpus = (self.recipes or builds_dir() / "recipes") / "recipes.jsonl"
+            items = load_items(source, corpus, canonical_namer())
+        else:
+            raise DataError(None, "unknown benchmark", field="--benchmark",
+                            value=self.benchmark, expected="fam | ngqa")
+        if not items:
+            raise DataError(source, "nothing to review", expected="a finished build")
+        return ReviewState(items, ReviewStore(self.db or default_store_path()), self.token,
+                           benchmark=self.benchmark)
 
 
 def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:

@@ -16,16 +16,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.options import REQUIRED, setting
+from nutrireason.options import CONCURRENCY, LIMIT, MAX_TOKENS, OUT, RECIPES, REQUIRED, setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage
 from nutrireason.schema import RECORDS_FILE, get_benchmark
-
-# help texts several stages' settings share (see nutrireason.options)
-OUT = "Output directory."
-RECIPES = "A `recipes build` directory (default: the last one)."
-CONCURRENCY = "Samples in flight at once."
-MAX_TOKENS = "Output token budget per call."
 
 
 def sr28_files() -> list[Path]:
@@ -368,7 +362,7 @@ class ProposalRun:
     model: str = setting("Provider string of the proposing model.", REQUIRED)
     recipes: Path | None = setting(RECIPES)
     out: Path | None = setting("Run directory (default: builds/fam/proposals).")
-    limit: int | None = setting("Only the first N items.", min=0)
+    limit: int | None = setting(LIMIT, min=0)
     concurrency: int = setting(CONCURRENCY, 8, min=1)
     max_tokens: int = setting(MAX_TOKENS, 1024, min=1)
 

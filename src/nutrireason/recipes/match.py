@@ -4,6 +4,7 @@ generic SR28 entries (no baby foods, fast food, restaurant or branded items)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -225,6 +226,11 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     return ReviewedMap(table, weights, overrides, teaspoon)
 
 
+def fold(text: str) -> str:
+    """Lower case with accents folded to ASCII ("Consommé" -> "consomme")."""
+    return unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
+
+
 @lru_cache(maxsize=100_000)
 def name_words(name: str) -> frozenset[str]:
     """The words of a food name, hyphenated ones split ("tri-tip" holds "tri")."""
@@ -235,13 +241,9 @@ def name_words(name: str) -> frozenset[str]:
 def line_words(line: str) -> tuple[str, ...]:
     """The line's own words as the reviewed map spells names: lower case, accents folded,
     parentheticals and later "or" alternatives left out."""
-    import unicodedata
-
     from nutrireason.recipes.parse import own_text  # parse imports this module
 
-    text = re.sub(r"\([^)]*\)", " ", own_text(line))
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return tuple(re.findall(r"[a-z0-9%'-]+", folded))
+    return tuple(re.findall(r"[a-z0-9%'-]+", fold(re.sub(r"\([^)]*\)", " ", own_text(line)))))
 
 
 class Matcher:

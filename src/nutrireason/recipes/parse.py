@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -19,7 +18,7 @@ from nutrireason.recipes.lines import (
     prepare,
     strip_noise,
 )
-from nutrireason.recipes.match import PORTION_UNITS
+from nutrireason.recipes.match import PORTION_UNITS, fold
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
 VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "deciliter", "quart",
@@ -435,7 +434,7 @@ def clean_food(food: object, unit: str | None) -> str | None:
     """Lower-case food name without container words, a repeated unit word or filler."""
     if not food:
         return None
-    folded = unicodedata.normalize("NFKD", str(food).lower()).encode("ascii", "ignore").decode()
+    folded = fold(str(food))
     words = [SPELLINGS.get(w, w) for w in re.split(r"[^a-z0-9%\-']+", folded) if w]
     unit_words = {unit, f"{unit}s"} if unit else set()
     kept = [w for w in words if w not in CONTAINERS and w not in FILLER_WORDS]
