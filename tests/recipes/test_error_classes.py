@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from nutrireason.recipes.lines import expand_abbreviations, set_aside_clauses
-from nutrireason.recipes.parse import line_states, own_text
+from nutrireason.recipes.parse import line_states, own_text, parse_line
+from nutrireason.recipes.schema import RecipeRecord
 
 
 @pytest.mark.parametrize(("text", "main", "aside", "why"), [
@@ -194,3 +195,101 @@ def test_the_food_the_line_spells_out(resolver, line, description, why):
 ])
 def test_a_nut_flour_is_the_nut_ground(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "food", "why"), [
+    ("4 drops almond extract", 4 / 96, "teaspoon", "almond extract",
+     "a drop is 1/96 teaspoon (about 0.05 ml), not a typical line's weight"),
+    ("1 smidgen ground nutmeg", 1 / 32, "teaspoon", "nutmeg", "a smidgen is 1/32 teaspoon"),
+    ("Yogurt, 3 spoonfuls", 3.0, "tablespoon", "yogurt",
+     "a spoonful is read as a tablespoon, also after the food"),
+    ("2 heaped spoonfuls peanut butter", 2.0, "tablespoon", "peanut butter",
+     "an approximator before 'spoonfuls' does not hide the unit"),
+])
+def test_small_measures_and_spoonfuls(line, quantity, unit, food, why):
+    parsed = parse_line(line)
+    assert (parsed.unit, parsed.food) == (unit, food), why
+    assert parsed.quantity == pytest.approx(quantity), why
+
+
+def _dish(resolver, extra: str):
+    lines = ["500 g ground beef", "1 (400 g) can chopped tomatoes", "1 onion, diced", extra]
+    record = RecipeRecord.model_validate({"id": "r", "title": "Test dish", "servings": 4,
+                                          "ingredients": lines})
+    return resolver.recipe(record)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("5 drops zorbleberry colouring", 5 / 96 * 4.929, "drops are weighed as water's volume: "
+     "ingredient-slicer has no density for them"),
+    ("1 packet zorble seasoning", 28.0, "a packet of an unknown mix is a 1 oz seasoning packet "
+     "(recipes.yaml packet_grams), not the recipe's median line"),
+])
+def test_estimates_of_unresolved_lines(resolver, line, grams, why):
+    recipe = _dish(resolver, line)
+    item = recipe.ingredients[-1]
+    assert item.ndb_no is None and item.estimated_grams == pytest.approx(grams, abs=1e-3), why
+    assert recipe.kept, (why, recipe.exclusion)
+
+
+@pytest.mark.parametrize(("line", "kept", "why"), [
+    ("3/4 cup bread crumbs (gluten-free if preferred)", False,
+     "a qualifier offered as an option: the recipe's food is plain bread crumbs"),
+    ("1 cup chicken broth (low sodium if you prefer)", False, "the same for low sodium"),
+    ("2 tbsp tamari (or gluten-free soy sauce)", False,
+     "a qualifier inside an '(or ...)' alternative is the alternative's"),
+    ("1 cup oats, gluten-free if needed", False, "a conditional qualifier after a comma"),
+    ("1 cup gluten-free bread crumbs", True, "a qualifier on the food itself counts"),
+    ("1 cup bread crumbs (gluten-free)", True, "a parenthetical saying which kind counts"),
+])
+def test_optional_qualifiers_do_not_count(line, kept, why):
+    states = line_states(line)
+    assert any(s.startswith("qual:") for s in states) is kept, (why, states)
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 cup rolled oats (gluten-free)", "Cereals, oats, regular and quick, not fortified, dry",
+     "oats have no gluten of their own: certified gluten-free oats are SR28's oats"),
+    ("8 oz gluten-free rice noodles", "Rice noodles, dry", "rice noodles are gluten-free"),
+    ("1/2 lb smoked bacon, chopped", "Pork, cured, bacon, cooked, baked",
+     "bacon is smoked: the reviewed name 'smoked bacon' is bacon, not a refused smoked meat "
+     "(then rendered, as every bacon line)"),
+    ("1.5 cups jam sugar", "Sugars, granulated",
+     "jam sugar is sugar with a little pectin, not reduced-sugar jam"),
+    ("2 cups uncooked Japanese short-grain white rice",
+     "Rice, white, short-grain, enriched, uncooked",
+     "short-grain rice is SR28's short-grain entry, not the long-grain default"),
+    ("4 oz arcadian greens", "Lettuce, green leaf, raw",
+     "'arcadian' greens are a mix of baby lettuces, read as mixed greens"),
+    ("8 vegan sausages", "Sausage, meatless", "SR28 has a meatless sausage"),
+    ("1 cup frozen mixed vegetables", "Vegetables, mixed, frozen, unprepared",
+     "SR28's mixed vegetables are the frozen mix recipes mean"),
+    ("20 oz Brandco Quick Cook Straight Cut French Fried Potatoes",
+     "Potatoes, french fried, all types, salt added in processing, frozen, unprepared",
+     "brand words keep the parsed name from the map; the line spells 'french fried "
+     "potatoes' around the matched 'potatoes'"),
+])
+def test_reviewed_identities(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+def test_gluten_free_flour_is_still_not_wheat_flour(resolver):
+    item = resolver.ingredient("1 cup gluten-free flour")
+    assert item.ndb_no is None and "gluten-free" in item.problem
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("8 small tortillas flour or corn", 8 * 30.0,
+     "the food after the product unit is its kind: flour tortillas (small, SR28's 6-inch "
+     "30 g), not wheat flour"),
+    ("4 10-inch flour tortillas", 4 * 72.0, "a diameter before the food picks SR28's 10\" "
+                                            "tortilla (72 g)"),
+    ("2 (12\") flour tortillas", 2 * 117.0, "the inch mark works as well (12\", 117 g)"),
+    ("2 burrito-size flour tortillas", 2 * 72.0, "a burrito tortilla is the 10-inch one"),
+    ("2 (6-inch) pitas", 2 * 60.0, "the nearest diameter: SR28's large pita is 6-1/2\""),
+    ("2 onions, cut into 1-inch pieces", 2 * 110.0,
+     "inches after the food say how it is cut, not its size (medium onion)"),
+    ("1 packet taco seasoning", 28.0, "a taco seasoning packet is 1 oz (labels)"),
+])
+def test_piece_sizes(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

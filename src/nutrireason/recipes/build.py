@@ -25,7 +25,7 @@ from nutrireason.recipes.grams import Weighed, Weigher, convert
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
-from nutrireason.recipes.parse import MASS_UNITS, ParsedLine, parse_line, parse_many
+from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine, parse_line, parse_many
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -60,9 +60,11 @@ class RecipeRules(_Strict):
     min_total_grams: RuleValue
     min_match_score: RuleValue
     nutrient_coverage: RuleValue
+    packet_grams: RuleValue
     categories: list[CategoryRule]
 
 
+PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
 RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml")
@@ -78,13 +80,19 @@ def load_recipe_rules(path: Path | None = None) -> RecipeRules:
     return load_model(path or standards_dir() / "recipes.yaml", RecipeRules)
 
 
+# Line states a reviewed name may hold: the reviewer chose the entry for the name as a whole.
+REVIEWED_STATES = {"smoked", "dried"}
+
+
 def reviewed_states(states: list[str], match: Match) -> list[str]:
-    """The line's states less a cut the reviewed name already names: the reviewer chose that
-    cut's entry ("sirloin tip roast" is SR28's tip round, not another sirloin)."""
+    """The line's states less a cut or preservation the reviewed name already names: the
+    reviewer chose that entry ("sirloin tip roast" is SR28's tip round, not another sirloin;
+    "smoked bacon" is bacon, which is smoked)."""
     if match.method != "reviewed_map" or not match.name:
         return states
     named = name_words(match.name)
-    return [s for s in states if not (s.startswith("part:") and s[5:] in named)]
+    return [s for s in states if not (s.startswith("part:") and s[5:] in named)
+            and not (s in REVIEWED_STATES and s in named)]
 
 
 @dataclass
@@ -282,13 +290,21 @@ class Resolver:
         return None
 
     def _estimate(self, item: ResolvedIngredient) -> float | None:
-        """Grams of an unresolved line: its mass unit, else ingredient-slicer's density."""
+        """Grams of an unresolved line: its mass unit, else ingredient-slicer's density, else
+        water's for a volume ("3 drops food coloring" is a fraction of a gram, not a typical
+        line); a packet of an unknown mix weighs a seasoning packet."""
         if item.quantity is None:
             return None
         if item.unit in MASS_UNITS:
             return convert(item.quantity, item.unit, "gram")
         generic = parse_line(item.line).generic_grams
-        return round(generic, 3) if generic else None
+        if generic:
+            return round(generic, 3)
+        if item.unit in VOLUME_UNITS:
+            return round(convert(item.quantity, item.unit, "milliliter"), 3)
+        if item.unit in PACKET_UNITS:
+            return item.quantity * self.rules.packet_grams.value
+        return None
 
     def _implausible_total(self, nutrition: RecipeNutrition) -> str | None:
         rules = self.rules

@@ -145,11 +145,44 @@ class Weigher:
             # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
             # glass of water, a sprig) would be another amount
             return Weighed(None, None, f"SR28 has no per-{parsed.unit} portion for this food")
-        if SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
+        across = stated_diameter(parsed.line)
+        sized = [p for p in countable if portion_diameter(p.text)]
+        if across and sized:  # "12 (6-inch) flour tortillas": the portion of that diameter
+            portion = min(sized, key=lambda p: abs(portion_diameter(p.text) - across))
+        elif SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
             portion = _small_piece(countable)
         else:
             portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
+
+
+# A diameter stated with the count, before the food ("6 (8-inch) tortillas", "2 10" pitas");
+# a burrito-size tortilla is the 10-inch one. "cut into 1-inch pieces" says no size.
+_LEADING_DIAMETER = re.compile(r'^\s*\d+(?:\.\d+|\s+\d+/\d+|/\d+)?\s*\(?\s*(\d+(?:\.\d+)?)\s*-?\s*'
+                               r'(?:inch(?:es)?\b|in\.|"|”)', re.I)
+_BURRITO_SIZE = re.compile(r"(?i)\bburrito[- ]?(?:size|sized|style)\b")
+BURRITO_INCHES = 10.0
+# SR28 writes 6 1/2 inches as 6-1/2" and a range as 7-8".
+_PORTION_DIAMETER = re.compile(r'(?<![\d/])(\d+)(?:-(\d+)/(\d+)|\s*-\s*(\d+))?\s*"\s*dia')
+
+
+def stated_diameter(line: str) -> float | None:
+    """Inches across that a line gives its pieces, if any."""
+    found = _LEADING_DIAMETER.search(line)
+    if found:
+        return float(found.group(1))
+    return BURRITO_INCHES if _BURRITO_SIZE.search(line) else None
+
+
+def portion_diameter(measure: str) -> float | None:
+    """Inches across of an SR28 portion ("tortilla (approx 7-8" dia)" -> 7.5)."""
+    found = _PORTION_DIAMETER.search(measure)
+    if not found:
+        return None
+    whole, numerator, denominator, upper = found.groups()
+    if numerator:
+        return int(whole) + int(numerator) / int(denominator)
+    return (int(whole) + int(upper)) / 2 if upper else float(whole)
 
 
 def _names(portions: list[Portion], unit: str) -> bool:

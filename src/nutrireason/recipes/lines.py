@@ -51,6 +51,9 @@ _MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reve
 UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "tbls?": "tablespoon",
                       "tbsps": "tablespoon", "tsps": "teaspoon", "pkts?": "packet",
                       "ltrs?": "liter", "mls": "ml"}
+# "2 heaping spoonfuls": a spoonful is read as a tablespoon, the serving spoon of UK and US
+# home recipes (a heaped or level one alike: approximators are dropped everywhere).
+SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?spoonfuls?\b")
 
 
 @dataclass
@@ -154,6 +157,7 @@ def expand_abbreviations(text: str) -> str:
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
     for short, unit in UNIT_ABBREVIATIONS.items():  # units the slicer does not know
         text = re.sub(rf"(?i)(?<=\d)\s*{short}\b\.?", f" {unit}", text)
+    text = SPOONFUL.sub(" tablespoon", text)
     text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
     text = re.sub(r"\s+-\s+", " ", text)
     text = re.sub(r"(?i)\b(?:bone|skin)[- ](?:in|on)\b", " ", text)  # states, read elsewhere

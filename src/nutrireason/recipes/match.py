@@ -172,6 +172,15 @@ def _tokens(text: str) -> tuple[str, ...]:
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+# Words the line's states carry (cuts, cooking, preservation): a wider name adding only these
+# is the same food in a state, found by the state rules.
+LINE_STATE_WORDS = frozenset({
+    "breast", "breasts", "thigh", "thighs", "drumstick", "drumsticks", "wing", "wings", "leg",
+    "legs", "belly", "shoulder", "tenderloin", "loin", "brisket", "chuck", "sirloin", "flank",
+    "ribeye", "round", "cooked", "boiled", "roasted", "grilled", "fried", "canned", "frozen",
+    "dried", "smoked", "raw", "drained", "skinless", "boneless", "fresh"})
+
+
 @dataclass
 class ReviewedMap:
     """The hand-reviewed ``ingredient_map.yaml``: names -> (ndb_no or None, description or
@@ -293,7 +302,19 @@ class Matcher:
             names = [wider, *qualifiers, query, raw_name, name]
             self._memo[key] = self._first_reviewed(names) or (
                 None if self.refusal(names) else self._subphrase(name) or self._fuzzy(query))
-        return self._memo[key]
+        return self._spelled_out(self._memo[key], line)
+
+    def _spelled_out(self, found: Match | None, line: str | None) -> Match | None:
+        """A sub-phrase match widened to the longest reviewed name the line spells out around
+        it: the parsed name kept words no food has ("McCain Quick Cook Straight Cut French
+        Fried Potatoes" holds "potatoes"; the line spells "french fried potatoes")."""
+        if found is None or found.method != "reviewed_subphrase" or not found.name:
+            return found
+        wider = self.wider_name(found.name, line)
+        widened = self._reviewed(wider)
+        if widened is None or name_words(wider) - name_words(found.name) <= LINE_STATE_WORDS:
+            return found  # "chicken breast" of "cans chunk chicken breast": the cut is a state
+        return Match(widened.ndb_no, widened.description, found.score, found.method, wider)
 
     def wider_name(self, name: str, line: str | None) -> str | None:
         """The longest reviewed name with more words than ``name`` that holds all of them and
@@ -349,7 +370,8 @@ class Matcher:
                 other_food = found and wider and wider.ndb_no != found.ndb_no
                 if found and not other_food and not specific_before and not specific_after \
                         and keeps_head(name, phrase + " " + found.description):
-                    return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase")
+                    return Match(found.ndb_no, found.description, 90.0, "reviewed_subphrase",
+                                 phrase)
         return None
 
     def _reviewed(self, name: str | None) -> Match | None:

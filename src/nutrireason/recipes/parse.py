@@ -26,8 +26,8 @@ VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "decilit
 # Units the slicer reports that carry no weight (quantity left unknown).
 VAGUE_UNITS = {"to taste", "handful", "splash", "sprinkle", "drizzle"}
 # Small culinary measures in teaspoons (common kitchen definitions: a pinch is 1/16 teaspoon,
-# a dash 1/8 teaspoon).
-SMALL_MEASURES = {"pinch": 1 / 16, "dash": 1 / 8}
+# a dash 1/8 teaspoon, a smidgen 1/32 teaspoon, a drop 1/96 teaspoon, about 0.05 ml).
+SMALL_MEASURES = {"pinch": 1 / 16, "dash": 1 / 8, "smidgen": 1 / 32, "drop": 1 / 96}
 CONTAINERS = {"can", "tin", "jar", "package", "packet", "bag", "box", "bottle", "carton",
               "container"}
 FILLER_WORDS = {"of", "and", "or", "a", "an", "the", "some", "fresh", "freshly", "plus",
@@ -175,6 +175,9 @@ def _parse(text: str) -> ParsedLine:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
     food = dropped_portion_noun(main, food, rules)
+    if unit in PRODUCT_UNITS and food and PRODUCT_UNITS[unit] not in food:
+        food = f"{food} {PRODUCT_UNITS[unit]}"  # "8 tortillas flour or corn": flour tortillas
+        rules.append("portion_noun")
     if food and piece in PORTION_UNITS and piece not in food:
         food = f"{food} {piece}"  # "6 chicken thighs (2 pounds)": the cut stays in the name
     if food is None or set(food.split()) <= STATE_ONLY_WORDS:
@@ -252,6 +255,8 @@ def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
 # not cinnamon, "short ribs" not "short"); cut words (breast, fillet) name a part of the same
 # food and are read as states instead.
 PRODUCT_NOUNS = ("roll", "bun", "bagel", "muffin", "biscuit", "cookie", "cracker", "rib")
+# Units the slicer reads that are the product itself: the food it names is their kind.
+PRODUCT_UNITS = {"tortilla": "tortillas"}
 
 
 def dropped_portion_noun(main: str, food: str | None, rules: list[str]) -> str | None:
@@ -333,10 +338,20 @@ NEGATED_QUALIFIER = re.compile(r"\b(?:not|rather than|instead of|never)\s+(?:a\s
 LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s.*$")
 
 
+# A qualifier offered as an option ("soy sauce (gluten-free if preferred)", "bread crumbs (or
+# gluten-free)") does not count: the recipe's food is the plain one.
+_CONDITION = r"if\s+(?:preferred|needed|necessary|desired|required|wanted|avoiding|you\s+" \
+             r"(?:like|prefer|need|want|wish|are))\b"
+OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?:stitute)?)\b|"
+                                rf"[^)]*\b{_CONDITION})[^)]*\)|"
+                                rf"\b(?:use\s+)?[a-z]+(?:[- ][a-z]+)?,?\s+{_CONDITION}")
+
+
 def qualifier_text(lowered: str) -> str:
     """The part of a lower-cased line whose qualifiers describe the food used: negated
-    qualifiers and later "or" alternatives outside parentheses removed."""
-    text = NEGATED_QUALIFIER.sub(" ", lowered)
+    qualifiers, qualifiers offered as options and later "or" alternatives outside parentheses
+    removed."""
+    text = OPTIONAL_QUALIFIER.sub(" ", NEGATED_QUALIFIER.sub(" ", lowered))
     outside = re.sub(r"\([^)]*\)", " ", text)
     if LATER_ALTERNATIVE.search(outside):
         inside = " ".join(re.findall(r"\([^)]*\)", text))

@@ -326,8 +326,17 @@ def implied_states(group: str | None, states: list[str]) -> list[str]:
     return states
 
 
+# Grains and seeds without gluten of their own: a gluten-free one ("rolled oats (gluten-free)",
+# certified free of wheat contamination) is the same food as SR28's entry.
+GLUTEN_FREE_FOODS = re.compile(r"^(?:Cereals, oats|Oats?|Oat flour|Rice|"
+                               r"Wild rice|Corn|Cornmeal|Corn flour|Quinoa|Buckwheat|Millet|"
+                               r"Amaranth|Sorghum|Teff|Tortillas, ready-to-bake or -fry, corn)\b")
+
+
 def _honours(description: str, name: str) -> bool:
     found = words(description)
+    if name == "gluten_free" and GLUTEN_FREE_FOODS.match(description):
+        return True
     return any(need <= found for need in QUALIFIER_WORDS[name])
 
 
