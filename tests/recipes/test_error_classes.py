@@ -293,3 +293,47 @@ def test_gluten_free_flour_is_still_not_wheat_flour(resolver):
 ])
 def test_piece_sizes(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+@pytest.mark.parametrize(("line", "grams", "method", "why"), [
+    ("2 cups elbow macaroni", 2 * 122.0, "cup elbows", "a pasta shape picks SR28's cup of that "
+                                                       "shape (elbows 122 g), not spaghetti's"),
+    ("2 cups macaroni", 2 * 122.0, "cup elbows", "macaroni is elbows"),
+    ("2 cups pasta shells", 2 * 64.0, "cup shells", "shells by the shells cup"),
+    ("1 cup Monterey Jack cheese (grated)", 113.0, "shredded",
+     "grated semi-hard cheese is shredded (113 g), not diced (132 g)"),
+    ("2 cups vanilla ice cream", 4 * 66.0, "serving 1/2 cup",
+     "SR28's 'serving 1/2 cup' is half a cup (66 g); ingredient-slicer's density was another"),
+    ("1 cup of maple syrup", 315.0, "1 cup=315", "a plain cup comes before a serving's volume"),
+    ("1 cup reduced-fat cheddar cheese, shredded", 113.0, "of 01009",
+     "an entry without a cup takes its closest relative's (cheddar's shredded cup)"),
+    ("1 1/2 cups diced butternut squash, frozen", 1.5 * 140.0, "of 11485",
+     "frozen butternut by raw butternut's cup of cubes, not another squash's, nor a mashed cup"),
+])
+def test_volume_portions(resolver, line, grams, method, why):
+    item = resolver.ingredient(line)
+    assert item.grams == pytest.approx(grams), (why, item.grams_method)
+    assert method in item.grams_method, (why, item.grams_method)
+
+
+def test_a_relative_in_another_form_lends_no_portion(resolver):
+    # cocoa mix powder is not weighed by the fluid ounce of the drink made from it
+    item = resolver.ingredient("4 tbsp hot cocoa mix")
+    assert "prepared" not in item.grams_method
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("2 (14 oz) cans plum tomatoes", "Tomatoes, red, ripe, canned, packed in tomato juice",
+     "a canned sibling that adds a food (with green chilies) is another product"),
+    ("1 cup low-sodium chicken broth", "Soup, chicken broth, less/reduced sodium, ready to serve",
+     "a soup's qualified sibling is the same soup"),
+])
+def test_siblings_are_the_same_food(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+def test_a_qualifier_does_not_change_the_soup(resolver):
+    # SR28 has no low-sodium vegetable broth; its reduced-sodium chunky vegetable soup is
+    # another food ("Soup" is a category: the food is the next part of the description)
+    item = resolver.ingredient("4 cups low-sodium vegetable broth")
+    assert item.ndb_no is None and "low-sodium" in item.problem

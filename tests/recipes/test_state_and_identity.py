@@ -178,10 +178,22 @@ def test_no_weighed_cooked_line_of_the_corpus_lands_raw_without_a_yield(recipe_b
 
 
 def test_small_kinds_take_the_small_portion(resolver):
-    # "baby" carrots are not medium carrots (SR28: 1 small 50 g, 1 medium 61 g)
-    baby = resolver.ingredient("4 baby carrots")
-    plain = resolver.ingredient("4 carrots")
-    assert "small" in baby.grams_method and baby.grams < plain.grams
+    # "mini" bell peppers are not medium ones (SR28 green pepper: 1 small 74 g, 1 medium 119 g)
+    mini = resolver.ingredient("6 mini bell peppers")
+    plain = resolver.ingredient("6 bell peppers")
+    assert "small" in mini.grams_method and mini.grams < plain.grams
+
+
+def test_a_small_kind_without_a_small_portion_stays_unweighed(resolver):
+    # SR28's only whole cucumber with peel is 8 1/4 inches (301 g): not a mini one
+    item = resolver.ingredient("5 mini cucumbers, sliced")
+    assert item.grams is None and "no small portion" in item.problem
+
+
+def test_baby_carrots_are_their_own_entry(resolver):
+    # SR28 lists baby carrots (1 medium 10 g), not small whole carrots (50 g)
+    item = resolver.ingredient("4 baby carrots")
+    assert item.sr28_description == "Carrots, baby, raw" and item.grams == 40.0
 
 
 def test_an_unweighable_main_meat_excludes_its_recipe(resolver):

@@ -21,7 +21,13 @@ from pydantic import BaseModel
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.recipes.foods import recipe_foods
-from nutrireason.recipes.grams import Weighed, Weigher, convert
+from nutrireason.recipes.grams import (
+    CHANGED_STATE,
+    Weighed,
+    Weigher,
+    convert,
+    small_kind_foods,
+)
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
@@ -112,7 +118,8 @@ class Resolver:
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
         return cls(Matcher(sr28.foods, reviewed.names),
-                   Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides),
+                   Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides,
+                           small_kind_foods(sr28.foods)),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields()), reviewed.teaspoon_grams)
@@ -146,7 +153,7 @@ class Resolver:
             item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
             weighed = self._named_density(parsed, match) or \
-                self.weigher.weigh(parsed, choice.ndb_no)
+                self._by_relative(parsed, choice.ndb_no, self.weigher.weigh(parsed, choice.ndb_no))
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
             if choice.yield_factor is not None and item.grams is not None:
@@ -182,6 +189,20 @@ class Resolver:
             return None
         return Weighed(convert(parsed.quantity, parsed.unit, "teaspoon") * grams,
                        f"reviewed_density:{match.name}={grams:g} g per teaspoon")
+
+    def _by_relative(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed:
+        """A volume of an entry without a volume portion, weighed by the cup of its closest
+        relative that has one (reduced-fat cheddar by cheddar's cup, Greek yogurt by another
+        Greek yogurt's) rather than ingredient-slicer's generic density."""
+        if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
+            return weighed
+        for other in self.states.closest_relatives(ndb_no):
+            found = self.weigher.weigh(parsed, other)
+            changed = set(re.findall(r"[a-z]+", found.method or "")) & CHANGED_STATE
+            if (found.method or "").startswith("sr28_weight") and changed <= set(parsed.prep):
+                return Weighed(found.grams, f"{found.method} (of {other}, "
+                                            f"{self.states.description[other]})")
+        return weighed
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""

@@ -86,18 +86,22 @@ class Weigher:
 
     def __init__(self, weights: pd.DataFrame,
                  unit_weights: dict[str, dict[str, float]] | None = None,
-                 overrides: dict[str, dict[str, float]] | None = None) -> None:
+                 overrides: dict[str, dict[str, float]] | None = None,
+                 small_foods: set[str] | None = None) -> None:
         """``unit_weights``: reviewed grams per unit (ndb_no -> {unit: grams}) for measures
         WEIGHT lacks; they join the food's per-piece portions. ``overrides``: reviewed grams
         per unit that replace SR28's portions of that unit (SR28 weighs one slice of French
         bread at 139 g)."""
         self.by_food: dict[str, list[Portion]] = {}
+        # entries that are the small kind themselves ("Carrots, baby"): their medium is it
+        self.small_foods = small_foods or set()
         ordered = weights.sort_values(["ndb_no", "seq"])
         for ndb, amount, measure, grams in ordered[["ndb_no", "amount", "measure",
                                                      "grams"]].itertuples(index=False):
             if amount and amount > 0:
-                portion = Portion(float(amount), str(measure), float(grams), measure_unit(measure))
-                self.by_food.setdefault(ndb, []).append(portion)
+                self.by_food.setdefault(ndb, []).append(sr28_portion(amount, measure, grams))
+        for portions in self.by_food.values():  # a serving given as a volume comes last
+            portions.sort(key=lambda p: p.measure.endswith(")") and "(serving" in p.measure)
         for ndb, units in (unit_weights or {}).items():  # after SR28's own portions
             for unit, grams in units.items():
                 self.by_food.setdefault(ndb, []).append(Portion(1.0, unit, grams, None))
@@ -115,7 +119,7 @@ class Weigher:
             return Weighed(None, None, "no SR28 food to weigh")
         if parsed.unit_kind == "volume":
             return self._volume(parsed, portions)
-        return self._count(parsed, portions)
+        return self._count(parsed, portions, ndb_no)
 
     def _volume(self, parsed: ParsedLine, portions: list[Portion]) -> Weighed:
         volume = [p for p in portions if p.unit and p.unit not in NON_VOLUME]
@@ -126,11 +130,11 @@ class Weigher:
         same_unit = [p for p in volume if p.unit == SLICER_TO_PINT.get(parsed.unit, parsed.unit)]
         ground = [p for p in volume if re.search(r"\bground\b", p.text)] \
             if milled(parsed.food) else []
-        portion = _prefer(ground or same_unit or volume, parsed.prep)
+        portion = _prefer(ground or same_unit or volume, portion_words(parsed))
         amount = convert(parsed.quantity, parsed.unit, portion.unit)
         return Weighed(amount / portion.amount * portion.grams, portion.describe())
 
-    def _count(self, parsed: ParsedLine, portions: list[Portion]) -> Weighed:
+    def _count(self, parsed: ParsedLine, portions: list[Portion], ndb_no: str) -> Weighed:
         countable = [p for p in portions if p.unit is None]
         if not countable:
             return Weighed(None, None, f"SR28 has no per-piece portion for {parsed.unit or 'item'}")
@@ -149,8 +153,11 @@ class Weigher:
         sized = [p for p in countable if portion_diameter(p.text)]
         if across and sized:  # "12 (6-inch) flour tortillas": the portion of that diameter
             portion = min(sized, key=lambda p: abs(portion_diameter(p.text) - across))
-        elif SMALL_KINDS.search(parsed.line):  # "5 mini cucumbers", "12 pickling cucumbers"
+        elif SMALL_KINDS.search(parsed.line) and ndb_no not in self.small_foods:
+            # "5 mini cucumbers", "12 pickling cucumbers"
             portion = _small_piece(countable)
+            if portion is None:  # SR28's only cucumber is 8 inches long: not a mini one
+                return Weighed(None, None, "SR28 has no small portion for this food")
         else:
             portion = _pick_count(countable, wanted)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
@@ -185,10 +192,34 @@ def portion_diameter(measure: str) -> float | None:
     return (int(whole) + int(upper)) / 2 if upper else float(whole)
 
 
+def small_kind_foods(foods: pd.DataFrame) -> set[str]:
+    """Entries whose description names a small kind ("Carrots, baby, raw")."""
+    return {ndb for ndb, text in zip(foods["ndb_no"], foods["description"], strict=True)
+            if SMALL_KINDS.search(str(text))}
+
+
 def _names(portions: list[Portion], unit: str) -> bool:
     """Some portion's measure names ``unit`` ("slice" in "1 slice, large")."""
     pattern = re.compile(rf"\b{re.escape(unit.lower().rstrip('s'))}")
     return any(pattern.search(p.text) for p in portions)
+
+
+# "serving 1/2 cup", "serving (2 tbsp)": a serving SR28 gives as a volume.
+_SERVING_VOLUME = re.compile(r"(?i)^serving\s*\(?\s*(\d+/\d+|\d+(?:\.\d+)?)\s*"
+                             r"(cups?|tbsp|tsp|fl oz|ml)\b")
+
+
+def sr28_portion(amount: float, measure: str, grams: float) -> Portion:
+    """A WEIGHT row as a portion; a serving stated as a volume is that volume ("1 serving 1/2
+    cup" of vanilla ice cream is half a cup, 66 g)."""
+    serving = _SERVING_VOLUME.match(str(measure).strip())
+    if serving:
+        number, unit = serving.groups()
+        top, _, bottom = number.partition("/")
+        size = float(top) / float(bottom) if bottom else float(top)
+        return Portion(float(amount) * size, f"{unit.rstrip('s')} ({measure})", float(grams),
+                       measure_unit(unit))
+    return Portion(float(amount), str(measure), float(grams), measure_unit(measure))
 
 
 def measure_unit(measure: str) -> str | None:
@@ -206,6 +237,21 @@ def _first_word(measure: str) -> str:
     return words[0] if words else ""
 
 
+# Words SR28 portions use for the same thing a line says otherwise: grated semi-hard cheese
+# is shredded; macaroni is "elbows".
+PORTION_SYNONYMS = {"grated": "shredded", "macaroni": "elbows"}
+
+
+def portion_words(parsed: ParsedLine) -> list[str]:
+    """Words that pick a volume portion, best first: the line's preparation, its synonyms,
+    then the food's own words (a shape: "elbow macaroni", "pasta shells")."""
+    found = list(parsed.prep)
+    found += [PORTION_SYNONYMS[w] for w in parsed.prep if w in PORTION_SYNONYMS]
+    food = (parsed.food or "").split()
+    found += [PORTION_SYNONYMS.get(w, w) for w in food]
+    return list(dict.fromkeys(found))
+
+
 def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
     """The portion whose measure names the line's preparation as a word ("packed", not inside
     "unpacked"), else a plain one, else the first listed. Callers pass the portions in the
@@ -214,7 +260,7 @@ def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
     portions = sorted(portions, key=lambda p: bool(set(
         re.findall(r"[a-z]+", p.text.split("(")[0])) & (CHANGED_STATE - asked)))
     for word in prep:
-        pattern = re.compile(rf"\b{re.escape(word.lower())}\b")
+        pattern = re.compile(rf"\b{re.escape(word.lower())}s?\b")
         for portion in portions:
             if pattern.search(portion.text):
                 return portion
@@ -229,13 +275,12 @@ def milled(food: str | None) -> bool:
     return bool(food) and food.split()[-1] in ("flour", "meal")
 
 
-def _small_piece(portions: list[Portion]) -> Portion:
-    """The food's "small" portion, else the lightest sized one (small/medium/large), else the
-    lightest per piece."""
-    if any("small" in p.text for p in portions):
+def _small_piece(portions: list[Portion]) -> Portion | None:
+    """The food's "small" portion; None when it has none (a medium or whole piece is
+    another size)."""
+    if any(re.search(r"\bsmall\b", p.text) for p in portions):
         return _pick_count(portions, ["small"])
-    sized = [p for p in portions if re.search(r"\b(medium|large|extra large)\b", p.text)]
-    return min(sized or portions, key=lambda p: p.grams / p.amount)
+    return None
 
 
 def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:

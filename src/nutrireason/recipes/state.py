@@ -181,6 +181,20 @@ class StateResolver:
             return StateChoice(current, description, chosen, factor, where)
         return StateChoice(current, description, chosen)
 
+    def closest_relatives(self, ndb_no: str) -> list[str]:
+        """Other entries of the same food (same head), those sharing most words first: where
+        an entry lacks a portion, its nearest relative's is the same food's."""
+        description = self.description.get(ndb_no)
+        if description is None:
+            return []
+        own = words(description)
+        needed = own - RELATIVE_IGNORED
+        relatives = [(len(own & words(text)), other)
+                     for other, text in self.by_head.get(_head(description), [])
+                     if other != ndb_no and needed <= words(text)
+                     and not (words(text) - own) & NEW_FORM_WORDS]
+        return [other for _, other in sorted(relatives, key=lambda r: (-r[0], r[1]))]
+
     def _qualified(self, ndb_no: str, states: list[str], line: str) -> tuple[str, str | None]:
         """The entry honouring every qualifier on the line (gluten-free, low-sodium,
         reduced-fat, sugar-free, whole-grain), from the same kind of food; or a problem when
@@ -311,7 +325,8 @@ class StateResolver:
                 continue
             score = _preference(found, base, state, states) + \
                 0.5 * len(words(description) & found) - 0.1 * len(found) + \
-                1.5 * len((found - NEUTRAL_WORDS) & line_words)
+                1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
+                5 * _adds_a_food(text, line_words)
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
@@ -351,8 +366,43 @@ def bone_share(refuse: float, what: str) -> float:
     return refuse if "bone" in text else 0.0
 
 
+# Words in which an entry and its relative may differ and still be the same food for a
+# portion: state, fat level, sweetening.
+RELATIVE_IGNORED = NEUTRAL_WORDS | {stem(w) for w in (
+    "cooked", "boiled", "roasted", "baked", "steamed", "microwaved", "unprepared",
+    "whole", "milk", "fat", "reduced", "low", "lowfat", "nonfat", "skim", "free", "part",
+    "not", "sweetened", "unsweetened", "plain", "light", "lite", "flaked", "packaged",
+    "shredded")}
+
+
+# Words of a relative in another physical form (a powder made up into a drink).
+NEW_FORM_WORDS = {stem(w) for w in ("prepared", "reconstituted", "diluted", "water")}
+
+
+# SR28 first words that name a category; the food is the next part ("Soup, vegetable broth"
+# and "Soup, chunky vegetable" are two foods, not states of one).
+CATEGORY_HEADS = {"soup", "sauce", "beverages", "cereals", "snacks", "spices", "candies",
+                  "cookies", "crackers", "nuts", "seeds", "salad dressing", "syrups",
+                  "sweeteners", "oil", "leavening agents", "alcoholic beverage", "pie fillings",
+                  "puddings", "toppings", "desserts", "cheese"}
+
+
 def _head(description: str) -> str:
-    return " ".join(sorted(words(description.split(",")[0])))
+    parts = description.lower().split(",")
+    head = parts[0] if parts[0].strip() not in CATEGORY_HEADS else ",".join(parts[:2])
+    return " ".join(sorted(words(head)))
+
+
+def _adds_a_food(description: str, line_words: set[str]) -> bool:
+    """The description adds a food the line does not name ("Tomatoes, ..., canned, with
+    green chilies" for a can of plum tomatoes)."""
+    for part in description.lower().split(",")[1:]:
+        part = part.strip()
+        if part.startswith("with "):
+            added = words(part) - NEUTRAL_WORDS - {"with", "added"}
+            if added and not added <= line_words:
+                return True
+    return False
 
 
 def _preference(found: set[str], base: set[str], state: str, states: list[str]) -> float:
