@@ -337,3 +337,9 @@ def test_a_qualifier_does_not_change_the_soup(resolver):
     # another food ("Soup" is a category: the food is the next part of the description)
     item = resolver.ingredient("4 cups low-sodium vegetable broth")
     assert item.ndb_no is None and "low-sodium" in item.problem
+
+
+def test_an_appliance_in_the_amount_is_not_food():
+    parsed = parse_line("3 Instant Pot or 4 (slow cooker, stove-top) cups water")
+    assert (parsed.food, parsed.unit, parsed.quantity) == ("water", "cup", 3.5)
+    assert "appliance" in parsed.rules

@@ -56,6 +56,12 @@ UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "t
 SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?spoonfuls?\b")
 
 
+# Cooking appliances named in an amount ("3 Instant Pot or 4 (slow cooker) cups water"): the
+# amount for that appliance, not a food.
+APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pressure cooker|"
+                        r"rice cooker|air[- ]fryer|stove[- ]?top)\b")
+
+
 @dataclass
 class LineText:
     """An ingredient line after the text rules: what the slicer reads, and what was set aside."""
@@ -294,6 +300,10 @@ def prepare(line: str) -> LineText:
     main, parentheticals = split_parentheticals(text)
     if parentheticals:
         rules.append("parentheticals")
+    without = " ".join(APPLIANCES.sub(" ", main).split())
+    if without != main and re.search(r"[a-z]", without, re.I):
+        rules.append("appliance")
+        main = without
     main, clauses = set_aside_clauses(main)
     if clauses:
         rules.append("clause_set_aside")
