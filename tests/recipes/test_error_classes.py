@@ -343,3 +343,26 @@ def test_an_appliance_in_the_amount_is_not_food():
     parsed = parse_line("3 Instant Pot or 4 (slow cooker, stove-top) cups water")
     assert (parsed.food, parsed.unit, parsed.quantity) == ("water", "cup", 3.5)
     assert "appliance" in parsed.rules
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("20 carrot sticks", 20 * 4.0, "a carrot stick is SR28's medium strip (4 g), not a carrot"),
+    ("2 sticks celery", 2 * 40.0, "a stick of celery is a stalk (British usage)"),
+    ("1 stick butter", 113.0, "a food whose portions name the stick keeps it"),
+    ("2 slices bread", 2 * 29.0, "a slice portion SR28 has is used"),
+    ("10 pounds turkey (fresh or frozen)", 10 * 453.592 * 0.71,
+     "a line matched to SR28's whole bird is weighed as purchased: less its 29 % bone"),
+])
+def test_pieces_and_whole_birds(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+@pytest.mark.parametrize("line", ["6 orange wedges", "4 apple slices", "12 broccoli florets"])
+def test_a_cut_piece_is_not_the_whole_item(resolver, line):
+    # SR28 has no wedge of orange, slice of apple or broccoli floret: unweighed, not 6 oranges
+    item = resolver.ingredient(line)
+    assert item.grams is None and "no per-" in item.problem, item.grams_method
+
+
+def test_boneless_turkey_keeps_its_weight(resolver):
+    assert resolver.ingredient("3 lb boneless turkey").grams == pytest.approx(3 * 453.592)

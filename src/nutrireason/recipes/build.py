@@ -31,7 +31,14 @@ from nutrireason.recipes.grams import (
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
-from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine, parse_line, parse_many
+from nutrireason.recipes.parse import (
+    BONELESS,
+    MASS_UNITS,
+    VOLUME_UNITS,
+    ParsedLine,
+    parse_line,
+    parse_many,
+)
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -70,6 +77,8 @@ class RecipeRules(_Strict):
     categories: list[CategoryRule]
 
 
+# SR28's whole birds ("Turkey, whole, meat and skin, raw"): weighed as purchased, with bone.
+WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*, whole, meat\b")
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
@@ -233,8 +242,12 @@ class Resolver:
                             f"({rendered.source})"
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
-        """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry)."""
-        edible = self.states.edible_share(item.ndb_no, parsed.states) \
+        """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line
+        matched to SR28's whole bird is bone-in unless it says boneless."""
+        states = parsed.states
+        if WHOLE_BIRD.match(item.sr28_description or "") and not BONELESS.search(parsed.line):
+            states = [*states, "bone_in"]  # "10 pounds turkey" matched to the whole bird
+        edible = self.states.edible_share(item.ndb_no, states) \
             if parsed.unit_kind == "mass" else None
         if edible is None or item.grams is None:
             return

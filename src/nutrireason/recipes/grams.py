@@ -26,9 +26,16 @@ SIZE_WORDS = ("medium", "large", "small", "extra large", "jumbo")
 NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls", "package",
                      "packages", "packet", "packets", "bag", "bags", "box", "boxes", "jar",
                      "jars", "bottle", "bottles", "carton", "cartons", "sleeve", "sleeves",
-                     "container", "containers"}
-# A unit word and the word SR28 portions use for it ("1 rib celery" is a stalk).
-UNIT_SYNONYMS = {"rib": "stalk", "ribs": "stalk", "envelope": "packet", "sachet": "packet"}
+                     "container", "containers",
+                     # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
+                     "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
+                     "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
+                     "segments"}
+# A unit word and the words SR28 portions use for it, first named first ("1 rib celery" is a
+# stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
+UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
+                 "sachet": ("packet",), "stick": ("stalk", "strip"),
+                 "sticks": ("stalk", "strip")}
 
 
 @lru_cache(maxsize=1)
@@ -143,8 +150,10 @@ class Weigher:
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
         wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
                   ([parsed.unit] if own_noun else []) if w]
-        if parsed.unit in UNIT_SYNONYMS and _names(countable, UNIT_SYNONYMS[parsed.unit]):
-            wanted = [UNIT_SYNONYMS[parsed.unit] if w == parsed.unit else w for w in wanted]
+        synonym = next((word for word in UNIT_SYNONYMS.get(parsed.unit or "", ())
+                        if _names(countable, word)), None)
+        if synonym and not _names(countable, parsed.unit):
+            wanted = [synonym if w == parsed.unit else w for w in wanted]
         elif parsed.unit in NO_FALLBACK_UNITS and not _names(countable, parsed.unit):
             # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
             # glass of water, a sprig) would be another amount
