@@ -366,3 +366,28 @@ def test_a_cut_piece_is_not_the_whole_item(resolver, line):
 
 def test_boneless_turkey_keeps_its_weight(resolver):
     assert resolver.ingredient("3 lb boneless turkey").grams == pytest.approx(3 * 453.592)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1/2 lemon", 29.0, "half of SR28's lemon fruit (58 g): a wedge's '(1/8 of one lemon)' does "
+                        "not name the unit"),
+    ("3 eggs", 150.0, "an egg of no size is a large one (50 g): recipes are written for them"),
+    ("2 medium eggs", 88.0, "a stated size keeps SR28's (44 g)"),
+    ("6 dl water", 600.0, "decilitres are read (the slicer does not know them)"),
+    ("4 strips bacon", 4 * 28.0 * 0.29, "a strip of bacon is SR28's slice (then rendered)"),
+    ("1 onion, sliced in strips", 110.0, "'sliced in strips' says how it is cut: one onion"),
+])
+def test_count_and_metric_amounts(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=2e-3), why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 cup mayonnaise (light or fat-free works)", "Salad dressing, mayonnaise, regular",
+     "a qualifier said to 'work' is an option, not the food"),
+    ("1 cup light mayonnaise", "Salad dressing, mayonnaise, light", "light honours reduced fat"),
+    ("1/2 cup fat-free low-sodium chicken broth",
+     "Soup, chicken broth, less/reduced sodium, ready to serve",
+     "broth has under 3 g fat per 100 g already: 'fat-free' asks nothing more of it"),
+])
+def test_qualifiers_on_low_fat_foods(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

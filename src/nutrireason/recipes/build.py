@@ -99,6 +99,16 @@ def load_recipe_rules(path: Path | None = None) -> RecipeRules:
 REVIEWED_STATES = {"smoked", "dried"}
 
 
+# FDA "low fat": at most 3 g of fat per reference amount; per 100 g here.
+LOW_FAT_GRAMS = 3.0
+
+
+def low_fat_foods(sr28: Sr28) -> set[str]:
+    """SR28 entries with at most 3 g fat per 100 g."""
+    table = sr28.nutrients
+    return set(table.loc[table["total_fat"] <= LOW_FAT_GRAMS, "ndb_no"])
+
+
 def reviewed_states(states: list[str], match: Match) -> list[str]:
     """The line's states less a cut or preservation the reviewed name already names: the
     reviewer chose that entry ("sirloin tip roast" is SR28's tip round, not another sirloin;
@@ -131,7 +141,8 @@ class Resolver:
                            small_kind_foods(sr28.foods)),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards(),
-                   StateResolver(sr28.foods, load_cooking_yields()), reviewed.teaspoon_grams)
+                   StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28)),
+                   reviewed.teaspoon_grams)
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""

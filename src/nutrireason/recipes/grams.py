@@ -34,6 +34,7 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
 # A unit word and the words SR28 portions use for it, first named first ("1 rib celery" is a
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
+                 "strip": ("slice",), "strips": ("slice",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"),
                  "sticks": ("stalk", "strip")}
 
@@ -210,7 +211,7 @@ def small_kind_foods(foods: pd.DataFrame) -> set[str]:
 def _names(portions: list[Portion], unit: str) -> bool:
     """Some portion's measure names ``unit`` ("slice" in "1 slice, large")."""
     pattern = re.compile(rf"\b{re.escape(unit.lower().rstrip('s'))}")
-    return any(pattern.search(p.text) for p in portions)
+    return any(pattern.search(re.sub(r"\([^)]*\)", " ", p.text)) for p in portions)
 
 
 # "serving 1/2 cup", "serving (2 tbsp)": a serving SR28 gives as a volume.
@@ -293,10 +294,11 @@ def _small_piece(portions: list[Portion]) -> Portion | None:
 
 
 def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:
-    """Per-piece portion: one naming the unit or size word, else medium, else the first; a
+    """Per-piece portion: one naming the unit or size word (outside its parentheses: a lemon
+    wedge's "(1/8 of one lemon)" is no lemon), else medium, else a whole fruit, else the first; a
     whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
     portions = sorted(portions, key=lambda p: "yield from" in p.text)
-    for index, word in enumerate([*wanted, "medium"]):
+    for index, word in enumerate([*wanted, "medium", "fruit"]):
         found = [p for p in portions if _names([p], word)]
         if found:
             # "1 head lettuce": of the head portions, the one of the line's size, else medium

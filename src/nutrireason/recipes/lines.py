@@ -50,16 +50,24 @@ _MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reve
 
 UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "tbls?": "tablespoon",
                       "tbsps": "tablespoon", "tsps": "teaspoon", "pkts?": "packet",
-                      "ltrs?": "liter", "mls": "ml"}
+                      "ltrs?": "liter", "mls": "ml",
+                      "cupfuls?": "cup", "ea": ""}
+# Decilitres and centilitres, which the slicer does not read, as millilitres.
+METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl)\b\.?")
 # "2 heaping spoonfuls": a spoonful is read as a tablespoon, the serving spoon of UK and US
 # home recipes (a heaped or level one alike: approximators are dropped everywhere).
-SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?spoonfuls?\b")
+SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?(?:spoonfuls?|spoons?)\b")
 
 
 # Cooking appliances named in an amount ("3 Instant Pot or 4 (slow cooker) cups water"): the
 # amount for that appliance, not a food.
 APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pressure cooker|"
                         r"rice cooker|air[- ]fryer|stove[- ]?top)\b")
+
+
+def _millilitres(found: re.Match[str]) -> str:
+    amount = float(found.group(1).replace(",", "."))
+    return f"{amount * (100 if found.group(2).lower() == 'dl' else 10):g} ml"
 
 
 @dataclass
@@ -164,6 +172,7 @@ def expand_abbreviations(text: str) -> str:
     for short, unit in UNIT_ABBREVIATIONS.items():  # units the slicer does not know
         text = re.sub(rf"(?i)(?<=\d)\s*{short}\b\.?", f" {unit}", text)
     text = SPOONFUL.sub(" tablespoon", text)
+    text = METRIC_VOLUME.sub(_millilitres, text)
     text = re.sub(rf"(?i)(?<![\w])(?:{APPROXIMATE})(?![\w])", " ", text)
     text = re.sub(r"\s+-\s+", " ", text)
     text = re.sub(r"(?i)\b(?:bone|skin)[- ](?:in|on)\b", " ", text)  # states, read elsewhere
@@ -172,7 +181,9 @@ def expand_abbreviations(text: str) -> str:
 
 # "cut into 1/2-inch slices", "sliced into strips", "broken into florets": how the food is cut.
 INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|torn|broken|split|"
-                         r"separated|shaped|formed|rolled|divided|pulled)\s+)?into\s+[^,;]*")
+                         r"separated|shaped|formed|rolled|divided|pulled|zested)\s+)?"
+                         r"(?:into|(?<=[a-z] )in(?=\s+(?:strips|slices|wedges|rings|chunks|"
+                         r"cubes|pieces|halves|quarters)\b))\s+[^,;]*")
 # "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
 # part of X's own entry ("chicken thighs with skin", "potatoes with peel").
 WITH_CLAUSE = re.compile(r"(?i)\s+with\s+(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)"

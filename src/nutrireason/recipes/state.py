@@ -127,7 +127,7 @@ QUALIFIER_WORDS = {
     "low_sodium": [{"low", "sodium"}, {"reduced", "sodium"}, {"less", "sodium"}, {"no", "salt"},
                    {"without", "salt"}, {"sodium", "free"}],
     "reduced_fat": [{"reduced", "fat"}, {"low", "fat"}, {"lowfat"}, {"nonfat"}, {"fat", "free"},
-                    {"skim"}, {"1"}, {"2"}],
+                    {"skim"}, {"1"}, {"2"}, {"light"}],
     "sugar_free": [{"sugar", "free"}, {"no", "sugar"}, {"without", "sugar"}, {"sugarfree"}],
     "whole_grain": [{"whole", "grain"}, {"whole", "wheat"}, {"wholemeal"}],
 }
@@ -136,7 +136,11 @@ QUALIFIER_WORDS = {
 class StateResolver:
     """Finds SR28 siblings in a stated state and yields for raw entries without one."""
 
-    def __init__(self, foods: pd.DataFrame, yields: CookingYields) -> None:
+    def __init__(self, foods: pd.DataFrame, yields: CookingYields,
+                 low_fat: set[str] | None = None) -> None:
+        """``low_fat``: entries with at most 3 g fat per 100 g (FDA's "low fat"): a
+        reduced-fat qualifier asks nothing of them ("fat-free chicken broth")."""
+        self.low_fat = low_fat or set()
         keep = ~foods["group_code"].isin(EXCLUDED) & foods["manufacturer"].fillna("").eq("")
         kept = foods.loc[keep, ["ndb_no", "description", "group_code"]]
         self.description = dict(zip(foods["ndb_no"], foods["description"], strict=True))
@@ -204,7 +208,8 @@ class StateResolver:
             if not state.startswith("qual:"):
                 continue
             name = state.split(":")[1]
-            if _honours(self.description[current], name):
+            if _honours(self.description[current], name) or \
+                    (name == "reduced_fat" and current in self.low_fat):
                 continue
             found = self._honouring(current, name, line)
             if found is None:
