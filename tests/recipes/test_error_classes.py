@@ -391,3 +391,17 @@ def test_count_and_metric_amounts(resolver, line, grams, why):
 ])
 def test_qualifiers_on_low_fat_foods(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("10 cherry tomatoes, halved", 170.0, "a kind the line names picks its portion (cherry 17 g)"),
+    ("4 roma tomatoes", 4 * 62.0, "roma tomatoes are SR28's plum tomato (62 g)"),
+    ("2 tomatoes", 2 * 123.0, "a tomato is the medium whole one, not 'Italian tomato'"),
+])
+def test_kinds_of_a_counted_food(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+def test_an_orange_bell_pepper_is_a_pepper(resolver):
+    item = resolver.ingredient("1 orange bell pepper, sliced thin")
+    assert item.sr28_description == "Peppers, sweet, yellow, raw"

@@ -149,8 +149,11 @@ class Weigher:
         head = (parsed.food or "").split()[-1:]
         own_noun = bool(head) and parsed.unit is not None and \
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
-        wanted = [w for w in ([] if own_noun else [parsed.unit]) + parsed.size +
-                  ([parsed.unit] if own_noun else []) if w]
+        if own_noun:  # "12 cherry tomatoes": the kind, the size, then the noun
+            kinds = [KIND_SYNONYMS.get(w, w) for w in (parsed.food or "").split()[:-1]]
+            wanted = [w for w in [*kinds, *parsed.size, parsed.unit] if w]
+        else:
+            wanted = [w for w in [parsed.unit, *parsed.size] if w]
         synonym = next((word for word in UNIT_SYNONYMS.get(parsed.unit or "", ())
                         if _names(countable, word)), None)
         if synonym and not _names(countable, parsed.unit):
@@ -169,7 +172,7 @@ class Weigher:
             if portion is None:  # SR28's only cucumber is 8 inches long: not a mini one
                 return Weighed(None, None, "SR28 has no small portion for this food")
         else:
-            portion = _pick_count(countable, wanted)
+            portion = _pick_count(countable, wanted, parsed.unit)
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 
 
@@ -206,6 +209,16 @@ def small_kind_foods(foods: pd.DataFrame) -> set[str]:
     """Entries whose description names a small kind ("Carrots, baby, raw")."""
     return {ndb for ndb, text in zip(foods["ndb_no"], foods["description"], strict=True)
             if SMALL_KINDS.search(str(text))}
+
+
+# Kind words a line uses for one SR28 names otherwise ("roma tomatoes" are plum tomatoes).
+KIND_SYNONYMS = {"roma": "plum"}
+
+
+def _leads(portion: Portion, unit: str) -> bool:
+    """The measure's own noun is ``unit``: it starts the measure or a part after a comma."""
+    stem = re.escape(unit.lower().rstrip("s"))
+    return bool(re.search(rf"(?:^|,)\s*{stem}", re.sub(r"\([^)]*\)", " ", portion.text)))
 
 
 def _names(portions: list[Portion], unit: str) -> bool:
@@ -293,13 +306,15 @@ def _small_piece(portions: list[Portion]) -> Portion | None:
     return None
 
 
-def _pick_count(portions: list[Portion], wanted: list[str]) -> Portion:
+def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = None
+                ) -> Portion:
     """Per-piece portion: one naming the unit or size word (outside its parentheses: a lemon
-    wedge's "(1/8 of one lemon)" is no lemon), else medium, else a whole fruit, else the first; a
-    whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
+    wedge's "(1/8 of one lemon)" is no lemon; the unit as the measure's own noun: "Italian
+    tomato" is a kind of tomato, not "a tomato"), else medium, else a whole fruit, else the
+    first; a whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
     portions = sorted(portions, key=lambda p: "yield from" in p.text)
     for index, word in enumerate([*wanted, "medium", "fruit"]):
-        found = [p for p in portions if _names([p], word)]
+        found = [p for p in portions if (_leads(p, word) if word == unit else _names([p], word))]
         if found:
             # "1 head lettuce": of the head portions, the one of the line's size, else medium
             for size in [*wanted[index + 1:], "medium"]:
