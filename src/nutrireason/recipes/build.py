@@ -212,8 +212,8 @@ class Resolver:
 
     def _by_relative(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed:
         """A volume of an entry without a volume portion, weighed by the cup of its closest
-        relative that has one (reduced-fat cheddar by cheddar's cup, Greek yogurt by another
-        Greek yogurt's) rather than ingredient-slicer's generic density."""
+        relative that has one (reduced-fat cheddar by cheddar's shredded cup, frozen butternut
+        squash by raw butternut's cubes) rather than ingredient-slicer's generic density."""
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
         for other in self.states.closest_relatives(ndb_no):
