@@ -405,3 +405,13 @@ def test_kinds_of_a_counted_food(resolver, line, grams, why):
 def test_an_orange_bell_pepper_is_a_pepper(resolver):
     item = resolver.ingredient("1 orange bell pepper, sliced thin")
     assert item.sr28_description == "Peppers, sweet, yellow, raw"
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("Zest of 2 lemons", 2 * 6.0, "the zest of two lemons is their peel (6 g each), not two "
+                                  "lemons (116 g)"),
+    ("zest of 2 oranges", 2 * 12.0, "the plural names the peel too"),
+])
+def test_zest_of_several_fruits_is_peel(resolver, line, grams, why):
+    item = resolver.ingredient(line)
+    assert "peel" in item.sr28_description and item.grams == pytest.approx(grams), why
