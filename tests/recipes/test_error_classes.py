@@ -415,3 +415,34 @@ def test_an_orange_bell_pepper_is_a_pepper(resolver):
 def test_zest_of_several_fruits_is_peel(resolver, line, grams, why):
     item = resolver.ingredient(line)
     assert "peel" in item.sr28_description and item.grams == pytest.approx(grams), why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("20 pitted frozen cherries", 20 * 8.2, "a count the frozen entry has no piece for takes the "
+                                            "raw relative's cherry (8.2 g), not 20 packages"),
+    ("1 block firm tofu", 4 * 81.0, "a container the line names is its piece (SR28: 1/4 block "
+                                    "81 g)"),
+    ("1/2 cake tofu", 0.5 * 4 * 116.0, "a cake of tofu is a block"),
+    ("3 deciliters plain yogurt", 300 / 236.588 * 245.0, "spelled-out decilitres are read"),
+])
+def test_pieces_from_relatives_and_containers(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+def test_a_share_of_a_container_is_no_piece(resolver):
+    # SR28 tofu has 1/4 and 1/5 blocks but no piece of its own: 15 pieces are not 15 quarter
+    # blocks (the relative's piece is used when one has it)
+    item = resolver.ingredient("15 pieces of firm tofu")
+    assert item.grams is None or "block" not in item.grams_method
+
+
+@pytest.mark.parametrize(("line", "food", "why"), [
+    ("4 red, very hot dried cayenne peppers", "red hot dried cayenne peppers",
+     "a colour before the comma is no food ('red' had matched red cabbage)"),
+    ("10 flat, crisp puris", "flat crisp puris", "'flat' had matched an emu fillet"),
+    ("1 egg white, whipped to soft peaks", "white", "after the unit egg, white is the egg's"),
+    ("1 lb Brussels sprouts, outer leaves removed", "brussels sprouts",
+     "a food before the comma is still taken"),
+])
+def test_a_descriptor_before_a_comma_is_not_the_food(line, food, why):
+    assert parse_line(line).food == food, why

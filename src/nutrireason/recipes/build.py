@@ -213,7 +213,11 @@ class Resolver:
     def _by_relative(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed:
         """A volume of an entry without a volume portion, weighed by the cup of its closest
         relative that has one (reduced-fat cheddar by cheddar's shredded cup, frozen butternut
-        squash by raw butternut's cubes) rather than ingredient-slicer's generic density."""
+        squash by raw butternut's cubes) rather than ingredient-slicer's generic density; a
+        count the entry has no piece for, by the relative's piece ("20 frozen cherries" by
+        raw cherries' 8 g cherry)."""
+        if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
+            return self._piece_of_relative(parsed, ndb_no) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
         for other in self.states.closest_relatives(ndb_no):
@@ -223,6 +227,17 @@ class Resolver:
                 return Weighed(found.grams, f"{found.method} (of {other}, "
                                             f"{self.states.description[other]})")
         return weighed
+
+    def _piece_of_relative(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
+        """The closest relative's portion that names the line's piece (or its medium one)."""
+        piece = (parsed.unit or "").rstrip("s")
+        for other in self.states.closest_relatives(ndb_no):
+            found = self.weigher.weigh(parsed, other)
+            method = found.method or ""
+            if found.grams is not None and piece and (piece in method or "medium" in method):
+                return Weighed(found.grams, f"{method} (of {other}, "
+                                            f"{self.states.description[other]})")
+        return None
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""

@@ -35,7 +35,7 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
                  "strip": ("slice",), "strips": ("slice",),
-                 "sachet": ("packet",), "stick": ("stalk", "strip"),
+                 "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
                  "sticks": ("stalk", "strip")}
 
 
@@ -154,6 +154,9 @@ class Weigher:
             wanted = [w for w in [*kinds, *parsed.size, parsed.unit] if w]
         else:
             wanted = [w for w in [parsed.unit, *parsed.size] if w]
+        if parsed.unit is None:  # a container the line names ("1 block firm tofu") is its piece
+            wanted += [w for w in sorted(CONTAINER_MEASURES)
+                       if re.search(rf"(?i)\b{w}\b", parsed.line)]
         synonym = next((word for word in UNIT_SYNONYMS.get(parsed.unit or "", ())
                         if _names(countable, word)), None)
         if synonym and not _names(countable, parsed.unit):
@@ -173,6 +176,9 @@ class Weigher:
                 return Weighed(None, None, "SR28 has no small portion for this food")
         else:
             portion = _pick_count(countable, wanted, parsed.unit)
+            if portion is None:  # "15 pieces tofu": a quarter block is no piece
+                return Weighed(None, None, f"SR28 has no per-{parsed.unit or 'item'} portion "
+                                           "for this food")
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 
 
@@ -307,7 +313,7 @@ def _small_piece(portions: list[Portion]) -> Portion | None:
 
 
 def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = None
-                ) -> Portion:
+                ) -> Portion | None:
     """Per-piece portion: one naming the unit or size word (outside its parentheses: a lemon
     wedge's "(1/8 of one lemon)" is no lemon; the unit as the measure's own noun: "Italian
     tomato" is a kind of tomato, not "a tomato"), else medium, else a whole fruit, else the
@@ -322,7 +328,14 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
                 if sized:
                     return sized[0]
             return found[0]
-    return portions[0]
+    # nothing names the piece: the first plain portion, never a container or a share of one
+    # ("20 cherries" are not 20 packages, "15 pieces tofu" not 15 quarter blocks)
+    return next((p for p in portions if _first_word(p.text) not in CONTAINER_MEASURES), None)
+
+
+# SR28 measures that hold many pieces of a food.
+CONTAINER_MEASURES = {"package", "pack", "pkg", "can", "jar", "box", "bottle", "container",
+                      "block", "bag", "carton", "tub", "loaf", "envelope", "packet"}
 
 
 __all__ = ["MASS_UNITS", "VOLUME_UNITS", "Portion", "Weighed", "Weigher", "convert",

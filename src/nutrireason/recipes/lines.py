@@ -53,7 +53,8 @@ UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "t
                       "ltrs?": "liter", "mls": "ml",
                       "cupfuls?": "cup", "ea": ""}
 # Decilitres and centilitres, which the slicer does not read, as millilitres.
-METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl)\b\.?")
+METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl|decilit(?:er|re)s?|"
+                          r"centilit(?:er|re)s?)\b\.?")
 # "2 heaping spoonfuls": a spoonful is read as a tablespoon, the serving spoon of UK and US
 # home recipes (a heaped or level one alike: approximators are dropped everywhere).
 SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?(?:spoonfuls?|spoons?)\b")
@@ -67,7 +68,7 @@ APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pre
 
 def _millilitres(found: re.Match[str]) -> str:
     amount = float(found.group(1).replace(",", "."))
-    return f"{amount * (100 if found.group(2).lower() == 'dl' else 10):g} ml"
+    return f"{amount * (100 if found.group(2).lower().startswith('d') else 10):g} ml"
 
 
 @dataclass

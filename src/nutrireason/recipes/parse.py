@@ -237,10 +237,19 @@ def _food_before_comma(main: str, food: str | None, unit: str | None,
     if set(food.split()) <= before:
         return food
     shorter = clean_food(IngredientSlicer(head).to_json().get("food"), unit)
-    if shorter:
+    if shorter and (unit == "egg" or not set(shorter.split()) <= DESCRIPTOR_WORDS):
         rules.append("food_before_comma")
         return shorter
     return food
+
+
+# Words that describe a food without naming one: "4 red, very hot dried cayenne peppers" names
+# its food after the comma ("red" alone had matched red cabbage, "10 flat, crisp puris" an emu
+# fillet). After the unit "egg", "white" is the egg's white ("1 egg white, whipped").
+DESCRIPTOR_WORDS = {"red", "green", "yellow", "white", "black", "brown", "purple",
+                    "golden", "large", "small", "medium", "big", "little", "flat", "thin",
+                    "thick", "crisp", "crispy", "hot", "mild", "sweet", "ripe", "unripe",
+                    "very", "whole", "soft", "hard", "firm", "young", "old", "baby", "mini"}
 
 
 def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
