@@ -446,3 +446,9 @@ def test_a_share_of_a_container_is_no_piece(resolver):
 ])
 def test_a_descriptor_before_a_comma_is_not_the_food(line, food, why):
     assert parse_line(line).food == food, why
+
+
+def test_a_colour_of_the_same_food_lends_its_cup(resolver):
+    # SR28's yellow sweet pepper has no cup; the green one's chopped cup (149 g) is the same
+    item = resolver.ingredient("1 cup chopped yellow bell pepper")
+    assert item.sr28_description == "Peppers, sweet, yellow, raw" and item.grams == 149.0

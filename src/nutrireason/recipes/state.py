@@ -372,12 +372,13 @@ def bone_share(refuse: float, what: str) -> float:
 
 
 # Words in which an entry and its relative may differ and still be the same food for a
-# portion: state, fat level, sweetening.
+# portion: state, fat level, sweetening, colour (a cup of yellow pepper weighs as a red one's).
 RELATIVE_IGNORED = NEUTRAL_WORDS | {stem(w) for w in (
     "cooked", "boiled", "roasted", "baked", "steamed", "microwaved", "unprepared",
     "whole", "milk", "fat", "reduced", "low", "lowfat", "nonfat", "skim", "free", "part",
     "not", "sweetened", "unsweetened", "plain", "light", "lite", "flaked", "packaged",
-    "shredded")}
+    "shredded", "red", "green", "yellow", "orange", "white", "black", "brown", "purple",
+    "golden")}
 
 
 # Words of a relative in another physical form (a powder made up into a drink).
