@@ -184,15 +184,11 @@ def _struct_of(values: list[dict[str, Any]], where: str) -> pa.DataType:
                       for key in keys])
 
 
-def normalise(value: Any, kind: pa.DataType) -> Any:
-    """``value`` with every struct key of ``kind`` present (missing ones as None) and NaN as
-    None, so the JSONL is strict JSON and Parquet and JSONL agree."""
-    return normaliser(kind)(value)
-
-
 def normaliser(kind: pa.DataType) -> Callable[[Any], Any]:
-    """:func:`normalise` for one type, its checks made once for the type instead of once per
-    value (an export normalises millions of nested values)."""
+    """A function giving a value of ``kind`` with every struct key present (missing ones as
+    None) and NaN as None, so the JSONL is strict JSON and Parquet and JSONL agree; its type
+    checks are made once for the type, not once per value (an export normalises millions of
+    nested values)."""
     if pa.types.is_struct(kind):
         fields = [(kind.field(i).name, normaliser(kind.field(i).type))
                   for i in range(kind.num_fields)]

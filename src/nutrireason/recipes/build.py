@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -217,25 +218,22 @@ class Resolver:
         count the entry has no piece for, by the relative's piece ("20 frozen cherries" by
         raw cherries' 8 g cherry)."""
         if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
-            return self._piece_of_relative(parsed, ndb_no) or weighed
+            piece = (parsed.unit or "").rstrip("s")
+            return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and (
+                piece in method or "medium" in method)) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
-        for other in self.states.closest_relatives(ndb_no):
-            found = self.weigher.weigh(parsed, other)
-            changed = set(re.findall(r"[a-z]+", found.method or "")) & CHANGED_STATE
-            if (found.method or "").startswith("sr28_weight") and changed <= set(parsed.prep):
-                return Weighed(found.grams, f"{found.method} (of {other}, "
-                                            f"{self.states.description[other]})")
-        return weighed
+        return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(
+            "sr28_weight") and set(re.findall(r"[a-z]+", method)) & CHANGED_STATE <=
+            set(parsed.prep)) or weighed
 
-    def _piece_of_relative(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
-        """The closest relative's portion that names the line's piece (or its medium one)."""
-        piece = (parsed.unit or "").rstrip("s")
+    def _relative_weight(self, parsed: ParsedLine, ndb_no: str,
+                         fits: Callable[[str], bool]) -> Weighed | None:
+        """The line weighed by the closest relative whose weighing method ``fits``."""
         for other in self.states.closest_relatives(ndb_no):
             found = self.weigher.weigh(parsed, other)
-            method = found.method or ""
-            if found.grams is not None and piece and (piece in method or "medium" in method):
-                return Weighed(found.grams, f"{method} (of {other}, "
+            if found.grams is not None and fits(found.method or ""):
+                return Weighed(found.grams, f"{found.method} (of {other}, "
                                             f"{self.states.description[other]})")
         return None
 

@@ -224,13 +224,18 @@ KIND_SYNONYMS = {"roma": "plum"}
 def _leads(portion: Portion, unit: str) -> bool:
     """The measure's own noun is ``unit``: it starts the measure or a part after a comma."""
     stem = re.escape(unit.lower().rstrip("s"))
-    return bool(re.search(rf"(?:^|,)\s*{stem}", re.sub(r"\([^)]*\)", " ", portion.text)))
+    return bool(re.search(rf"(?:^|,)\s*{stem}", _outside_parentheses(portion.text)))
+
+
+def _outside_parentheses(text: str) -> str:
+    """A measure's own words: "wedge (1/8 of one lemon)" -> "wedge"."""
+    return re.sub(r"\([^)]*\)", " ", text)
 
 
 def _names(portions: list[Portion], unit: str) -> bool:
     """Some portion's measure names ``unit`` ("slice" in "1 slice, large")."""
     pattern = re.compile(rf"\b{re.escape(unit.lower().rstrip('s'))}")
-    return any(pattern.search(re.sub(r"\([^)]*\)", " ", p.text)) for p in portions)
+    return any(pattern.search(_outside_parentheses(p.text)) for p in portions)
 
 
 # "serving 1/2 cup", "serving (2 tbsp)": a serving SR28 gives as a volume.
