@@ -85,7 +85,7 @@ def test_identity_of_the_food(resolver, line, description, why):
 @pytest.mark.parametrize(("line", "why"), [
     ("4 ice cubes", "SR28 water has no cube portion; a glass (237 g) is not an ice cube"),
     ("1 bunch fresh dill", "SR28 dill has sprigs, not bunches: a sprig is not a bunch"),
-    ("1 package angel food cake", "a package is not one piece of cake"),
+    ("1 package oatmeal cookies", "a package of cookies holds many; SR28 has no package"),
 ])
 def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     item = resolver.ingredient(line)

@@ -240,7 +240,7 @@ class Resolver:
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""
         can_size = {"paren_measure", "pack_size"} & set(parsed.rules) or \
-            re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line)
+            re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line) or standard_can(item.grams)
         canned = "canned" in parsed.states or "canned" in (item.sr28_description or "").lower()
         if not ("drained" in parsed.states and canned and parsed.unit_kind == "mass"
                 and can_size and item.grams is not None):
@@ -404,6 +404,17 @@ class Resolver:
                 flags.append(f"computed {energy:,.0f} kcal per serving is {ratio:.2f}x the "
                              f"recipe's published {published:,.0f} kcal")
         return flags
+
+
+# Net weights of common cans (US 14.5, 15, 15.5, 16, 28 and 29 oz; European 400 and 800 g):
+# "15 oz black beans (canned, drained)" names the can, not the beans left after draining.
+STANDARD_CAN_GRAMS = (411.1, 425.2, 439.4, 453.6, 793.8, 822.1, 400.0, 800.0)
+
+
+def standard_can(grams: float | None) -> bool:
+    """``grams`` is a common can's net weight (within 1 %)."""
+    return grams is not None and any(abs(grams - can) <= 0.01 * can
+                                     for can in STANDARD_CAN_GRAMS)
 
 
 def likely_typo(items: list[ResolvedIngredient]) -> ResolvedIngredient | None:

@@ -37,6 +37,12 @@ UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
                  "strip": ("slice",), "strips": ("slice",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
                  "sticks": ("stalk", "strip")}
+# Foods a store sells one to a package or box: "1 package store-bought angel food cake" is
+# one cake (SR28's "cake (9" dia x 4")"), a package of pound cake one loaf, not a pack of
+# slices.
+ONE_PER_PACKAGE = ("cake", "pie")
+WHOLE_ITEM_WORDS = ("loaf",)
+PACKAGE_UNITS = {"package", "packages", "box", "boxes"}
 
 
 @lru_cache(maxsize=1)
@@ -154,6 +160,10 @@ class Weigher:
             wanted = [w for w in [*kinds, *parsed.size, parsed.unit] if w]
         else:
             wanted = [w for w in [parsed.unit, *parsed.size] if w]
+        piece = _one_per_package(parsed, countable, head)
+        if piece:  # a package of a cake holds the cake
+            wanted = [piece, *parsed.size]
+        piece = piece or parsed.unit
         if parsed.unit is None:  # a container the line names ("1 block firm tofu") is its piece
             wanted += [w for w in sorted(CONTAINER_MEASURES)
                        if re.search(rf"(?i)\b{w}\b", parsed.line)]
@@ -161,7 +171,7 @@ class Weigher:
                         if _names(countable, word)), None)
         if synonym and not _names(countable, parsed.unit):
             wanted = [synonym if w == parsed.unit else w for w in wanted]
-        elif parsed.unit in NO_FALLBACK_UNITS and not _names(countable, parsed.unit):
+        elif parsed.unit in NO_FALLBACK_UNITS and not _names(countable, piece):
             # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
             # glass of water, a sprig) would be another amount
             return Weighed(None, None, f"SR28 has no per-{parsed.unit} portion for this food")
@@ -219,6 +229,17 @@ def small_kind_foods(foods: pd.DataFrame) -> set[str]:
 
 # Kind words a line uses for one SR28 names otherwise ("roma tomatoes" are plum tomatoes).
 KIND_SYNONYMS = {"roma": "plum"}
+
+
+def _one_per_package(parsed: ParsedLine, countable: list[Portion], head: list[str]
+                     ) -> str | None:
+    """The whole-item portion word for a package of a food sold one to a package."""
+    if parsed.unit not in PACKAGE_UNITS or not head or \
+            not head[0].rstrip("s").endswith(ONE_PER_PACKAGE):
+        return None
+    return next((word for word in (head[0].rstrip("s"), "cake", "pie", *WHOLE_ITEM_WORDS)
+                 if any(re.search(rf"(?:^|,)\s*{word}s?\b", _outside_parentheses(p.text))
+                        for p in countable)), None)
 
 
 def _leads(portion: Portion, unit: str) -> bool:

@@ -167,6 +167,8 @@ def expand_abbreviations(text: str) -> str:
     # "1 - 3 pound whole chicken": one item of a size given by a singular unit, not a range
     text = re.sub(r"^1\s+-\s+(\d+(?:\.\d+)?)[\s-]*(pound|ounce)\b(?!s)", r"1 \1-\2", text,
                   flags=re.I)
+    # "pound cake" is a food ("1 package pound cake"), not a pound of cake ("1 pound cake flour")
+    text = re.sub(r"(?i)\bpound\s+cake(?!\s+(?:flour|mix)\b)", "poundcake", text)
     text = re.sub(r"(\d)\s+-\s+(\d)", r"\1-\2", text)  # "8 - 10 cups" is a range
     text = re.sub(r"(?<=\d)\s*(?:TB|Tb|T)\b\.?", " tablespoon", text)
     text = re.sub(r"(?<=\d)\s*c\.(?=\s)", " cup", text)
@@ -201,6 +203,33 @@ def set_aside_clauses(text: str) -> tuple[str, list[str]]:
             aside.append(found.group(0).strip(" ,"))
             text = (text[:found.start()] + text[found.end():]).strip(" ,")
     return text, aside
+
+
+# "1 lemon, juiced", "2 oranges, zested": the fruit is used for its juice or its zest, not
+# eaten whole. The line becomes "juice of 1 lemon" / "zest of 2 oranges" (juiced and zested:
+# the juice, the bulk of what is used) when nothing else on it says the flesh is eaten.
+CITRUS_LINE = re.compile(rf"(?i)^\s*(?P<amount>{_NUMBER})\s+(?P<size>(?:large|medium|small)\s+)?"
+                         r"(?P<fruit>lemon|lime|orange|grapefruit|tangerine)(?:e?s)?\b(?P<rest>.*)$")
+CITRUS_USE_WORDS = {"juiced", "juice", "zested", "zest", "and", "only", "finely", "freshly",
+                    "thoroughly", "grated", "of", "for", "its", "the", "both", "then", "halved",
+                    "squeezed", "plus", "more", "to", "taste", "divided"}
+
+
+def citrus_part(main: str, parentheticals: list[str]) -> str | None:
+    """"juice of N fruit" or "zest of N fruit" for a whole citrus used only for its juice or
+    zest; None for any other line."""
+    found = CITRUS_LINE.match(first_alternative(main))
+    if not found:
+        return None
+    after_comma = main.partition(",")[2] if "," not in found["rest"] else ""
+    rest = re.findall(r"[a-z]+", " ".join([found["rest"], after_comma, *parentheticals]).lower())
+    if not rest or not set(rest) <= CITRUS_USE_WORDS:
+        return None
+    part = "juice" if {"juiced", "juice", "squeezed"} & set(rest) else \
+        "zest" if {"zested", "zest"} & set(rest) else None
+    if part is None:
+        return None
+    return f"{part} of {found['amount']} {found['size'] or ''}{found['fruit'].lower()}"
 
 
 def parse_number(text: str) -> float | None:
@@ -321,6 +350,10 @@ def prepare(line: str) -> LineText:
         rules.append("clause_set_aside")
         parentheticals += clauses
     alternatives = later_alternatives(main)
+    citrus = citrus_part(main, parentheticals)
+    if citrus:
+        rules.append("citrus_part")
+        main, parentheticals = citrus, []
     for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations)):
         changed = rule(main)
         if changed != main:

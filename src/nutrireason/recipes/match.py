@@ -247,12 +247,14 @@ def name_words(name: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=100_000)
-def line_words(line: str) -> tuple[str, ...]:
+def line_words(line: str, commas: bool = False) -> tuple[str, ...]:
     """The line's own words as the reviewed map spells names: lower case, accents folded,
-    parentheticals and later "or" alternatives left out."""
+    parentheticals and later "or" alternatives left out (with ``commas``, its commas kept as
+    words of their own)."""
     from nutrireason.recipes.parse import own_text  # parse imports this module
 
-    return tuple(re.findall(r"[a-z0-9%'-]+", fold(re.sub(r"\([^)]*\)", " ", own_text(line)))))
+    pattern = r"[a-z0-9%'-]+|," if commas else r"[a-z0-9%'-]+"
+    return tuple(re.findall(pattern, fold(re.sub(r"\([^)]*\)", " ", own_text(line)))))
 
 
 class Matcher:
@@ -325,7 +327,8 @@ class Matcher:
         if not candidates:
             return None
         wanted = name_words(name)
-        spelled = f" {' '.join(line_words(line))} "
+        # a name does not run across a comma ("orange, peel removed" is no orange peel)
+        spelled = f" {' '.join(line_words(line, commas=True))} "
         best = None
         for candidate in candidates:
             if f" {candidate} " in spelled and (best is None or len(candidate) > len(best)):

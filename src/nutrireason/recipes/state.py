@@ -323,6 +323,8 @@ class StateResolver:
                 continue
             if state == "drained" and "liquid" in found:
                 continue
+            if {"on", "cob"} <= found and not EAR_WORDS & line_words:
+                continue  # "1 cup frozen corn" is kernels, not SR28's frozen corn on the cob
             missing = base - found - (COOKING_WORDS if state == "raw" else set()) - \
                 ({"liquid"} if state == "drained" else set())
             if state not in PARTS and (missing - {"skin", "and"} or
@@ -335,6 +337,10 @@ class StateResolver:
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
+
+
+# Words that ask for corn on the cob.
+EAR_WORDS = frozenset({"cob", "cobs", "ear", "ears"})
 
 
 def implied_states(group: str | None, states: list[str]) -> list[str]:
