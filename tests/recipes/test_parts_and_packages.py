@@ -51,6 +51,8 @@ def test_citrus_used_for_juice_or_zest(main, parentheticals, expected, why):
      "a pound of cake flour: 'pound' is the unit when cake flour follows"),
     ("15 oz black beans (canned, drained)", "Beans, black turtle, mature seeds, canned", 242.389,
      "15 oz is a can's net weight; drained solids are 0.57 of it (cooking_yields.yaml)"),
+    ("1/2 cup plain Greek yogurt", "Yogurt, Greek, plain, whole milk", 113.52,
+     "strained yogurt by its tub labels' 3/4 cup = 170 g (4.73 g a tsp), not 196 g a cup"),
     ("250 g chickpeas (canned, drained)", "Chickpeas (garbanzo beans, bengal gram), mature "
      "seeds, canned, drained solids", 250.0, "250 g is no can size: the drained weight itself"),
 ])
