@@ -119,7 +119,8 @@ def split_parentheticals(text: str) -> tuple[str, list[str]]:
 
 ADJECTIVES = {"fresh", "frozen", "dried", "canned", "light", "dark", "low", "regular", "whole",
               "plain", "sweet", "salted", "unsalted", "white", "brown", "red", "green", "yellow",
-              "hot", "mild", "large", "small", "medium", "raw", "cooked", "chopped", "ground"}
+              "hot", "mild", "large", "small", "medium", "raw", "cooked", "chopped", "ground",
+              "smoked"}
 
 
 def first_alternative(text: str) -> str:
@@ -132,10 +133,14 @@ def first_alternative(text: str) -> str:
     parts = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
     first = parts[0].strip(" ,;-")
     if len(parts) == 2 and len(_food_words(first)) == 1:
-        other = re.split(r"[,;(]", parts[1])[0].split()
-        if len(other) >= 2 and other[-1].isalpha() and other[-2].lower() not in ADJECTIVES:
-            # "almond or cashew milk" -> almond milk (not "milk or white stock" -> milk stock)
-            return f"{first} {other[-1]}"
+        # "peanut or canola oil for deep-frying": the other food ends before its purpose
+        other = re.split(r"[,;(]|\s(?:for|to|as|in|if|plus|such)\s", parts[1])[0].split()
+        # "milk or half and half" is milk: "half" is no noun the two share
+        if len(other) >= 2 and other[-1].isalpha() and other[-2].lower() not in ADJECTIVES \
+                and "and" not in other:
+            # "almond or cashew milk" -> almond milk, "semisweet or bittersweet chocolate
+            # chips" -> semisweet chocolate chips (not "milk or white stock" -> milk stock)
+            return f"{first} {' '.join(other[1:])}"
     return first
 
 
@@ -158,8 +163,18 @@ _UNIT_WORDS = set(MEASURES) | {"can", "cans", "jar", "jars", "package", "package
 
 
 def _food_words(text: str) -> list[str]:
-    """The words of an alternative that are not its quantity or unit."""
-    return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower()) if w not in _UNIT_WORDS]
+    """The words of an alternative that are not its quantity, unit or an approximation
+    ("2 quarts peanut" and "about 1/4 cup vegetable" hold one food word)."""
+    return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower())
+            if w not in _UNIT_WORDS and w not in _MORE_UNIT_WORDS]
+
+
+# Units and approximations the slicer reads that MEASURES does not list.
+_MORE_UNIT_WORDS = {"quart", "quarts", "qt", "pint", "pints", "gallon", "gallons", "liter",
+                    "liters", "litre", "litres", "ml", "l", "g", "kg", "gram", "grams", "lb",
+                    "lbs", "pound", "pounds", "oz", "ounce", "ounces", "about", "approximately",
+                    "around", "roughly", "heaping", "scant", "generous", "tin", "tins",
+                    "bottle", "bottles", "box", "boxes", "packet", "packets", "ea", "of"}
 
 
 def expand_abbreviations(text: str) -> str:
@@ -189,8 +204,8 @@ INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|t
                          r"cubes|pieces|halves|quarters)\b))\s+[^,;]*")
 # "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
 # part of X's own entry ("chicken thighs with skin", "potatoes with peel").
-WITH_CLAUSE = re.compile(r"(?i)\s+with\s+(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)"
-                         r"[^,;]*")
+WITH_CLAUSE = re.compile(r"(?i)\s+with(?:out)?\s+"
+                         r"(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)[^,;]*")
 
 
 def set_aside_clauses(text: str) -> tuple[str, list[str]]:

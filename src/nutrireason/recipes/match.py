@@ -26,7 +26,8 @@ PORTION_UNITS = {"breast", "thigh", "drumstick", "wing", "fillet", "filet", "ste
                  "biscuit", "cookie", "cracker", "patty", "link"}
 # SR28 descriptions start with a category word ("Spices, cumin seed"; "Cheese, cheddar"): not a
 # sign of a different food.
-CATEGORY_WORDS = {"spice", "beverage", "cheese", "oil", "nut", "seed", "bean", "sugar", "syrup",
+CATEGORY_WORDS = {"spice", "beverage", "cheese", "game", "meat", "oil", "nut", "seed", "bean",
+                  "sugar", "syrup",
                   "fish", "beef", "pork", "chicken", "lamb", "veal", "egg", "milk", "cereal",
                   "soup", "sauce", "vegetable", "fruit", "mollusk", "crustacean", "turkey",
                   "leavening", "agent",
@@ -301,7 +302,7 @@ class Matcher:
         wider = self.wider_name(name, line)
         key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}"
         if key not in self._memo:
-            names = [wider, *qualifiers, query, raw_name, name]
+            names = [wider, *qualifiers, query, raw_name, name, species_meat(name)]
             self._memo[key] = self._first_reviewed(names) or (
                 None if self.refusal(names) else self._subphrase(name) or self._fuzzy(query))
         return self._spelled_out(self._memo[key], line)
@@ -385,6 +386,19 @@ class Matcher:
             return None
         return Match(ndb, self.descriptions[ndb], 100.0, "reviewed_map", name)
 
+    def names_the_kind(self, query: str, description: str) -> bool:
+        """Token scoring's guard: the query's head noun is the entry's head (or a product word
+        checked by :func:`keeps_head`), and the words that say which kind the entry is are in
+        the query ("leaves" is not taro leaves, "bonga fish" not burbot, "lamb meat" not lamb
+        brain, "pigeons" not pigeon peas, "peppers" not black pepper)."""
+        wanted = [w for w in tokens(query) if w not in LOOSE_WORDS and w not in GENERIC_WORDS]
+        if not wanted:
+            return False
+        heads, kinds = description_kind(description)
+        if wanted[-1] not in heads and wanted[-1] not in PRODUCT_HEADS:
+            return False
+        return not kinds or any(all(w in wanted for w in option) for option in kinds)
+
     def _fuzzy(self, query: str) -> Match | None:
         """Rank descriptions sharing a word with the query (or, failing that, rapidfuzz's
         closest 40) by :func:`score_description`, rapidfuzz's token-set ratio breaking ties."""
@@ -395,7 +409,8 @@ class Matcher:
         best: tuple[float, float, int] | None = None
         for index in shared:
             text = self.lowered[index]
-            if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary):
+            if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary) \
+                    or not self.names_the_kind(query, text):
                 continue
             key = (score_description(query, text), fuzz.token_set_ratio(query, text), -index)
             if best is None or key > best:
@@ -405,6 +420,48 @@ class Matcher:
             return None
         row = self.candidates.iloc[best[1]]
         return Match(row["ndb_no"], row["description"], round(best[0], 1), "token_score")
+
+
+def species_meat(name: str) -> str | None:
+    """"lamb meat" -> "lamb": the species names the food (SR28 has no "meat" entries but
+    drippings, luncheon meat and variety meats, each another food)."""
+    words = name.split()
+    return " ".join(words[:-1]) if len(words) > 1 and words[-1] == "meat" else None
+
+
+# Words that never say which kind an entry is ("Soup, cream of celery": "of"); loose
+# adjectives do not either, except the few that name another product ("Fish, fish sticks").
+KIND_IGNORED = (GENERIC_WORDS | LOOSE_WORDS | {"of", "in", "the", "a", "for", "from", "by",
+                                               "on", "made", "includes", "style", "flavor",
+                                               "flavored"}) - \
+    {"stick", "block", "wedge", "loaf", "chunk", "white", "red", "green", "yellow", "golden",
+     "dark"}
+# SR28 parts that say nothing of the food ("Beef, variety meats and by-products, tripe").
+_NEUTRAL_PART = re.compile(r"(?i)^\s*(?:variety meats and by-products|ready-to-\w+|"
+                           r"commercially prepared|new zealand|imported)\s*$")
+
+
+def description_kind(description: str) -> tuple[set[str], list[list[str]]]:
+    """The words that name an SR28 entry's food: its head nouns, and the words that say which
+    one it is (alternatives of them, where the entry says "or"). "Taro leaves, raw" ->
+    ({leaf}, [[taro]]); after a category ("Fish, pike, walleye", "Spices, pepper, black") the
+    next part names the kind: ({fish, pike}, [[pike]]), ({spice, pepper}, [[pepper, black]])."""
+    parts = [re.sub(r"\([^)]*\)?|ready-to-\w+", " ", part) for part in description.split(",")]
+    parts = [part for part in parts if tokens(part) and not _NEUTRAL_PART.match(part)]
+    if not parts:
+        return set(), []
+    first = tokens(parts[0])
+    if set(first) <= CATEGORY_WORDS | GENERIC_WORDS and len(parts) > 1:
+        kind = tokens(parts[1])
+        heads = set(first) | {kind[-1]}
+        if set(kind) <= CATEGORY_WORDS and len(parts) > 2:  # "Spices, pepper, black"
+            kind = kind + tokens(parts[2])
+        text = " ".join(kind)
+    else:
+        heads, text = set(first[-1:]), " ".join(first[:-1])
+    options = [[w for w in option.split() if w not in KIND_IGNORED]
+               for option in re.split(r"\bor\b", text)]
+    return heads, [option for option in options if option]
 
 
 def score_description(query: str, description: str) -> float:

@@ -71,7 +71,12 @@ LINE_STATE_WORDS = {
     # a poultry fillet is boneless and skinless (fish entries name no skin: unaffected)
     "fillet": "skinless", "fillets": "skinless", "filet": "skinless", "filets": "skinless",
 }
+# "rinsed and dried", "patted dry": water wiped off a fresh food, not a dried food.
+PATTED_DRY = re.compile(r"\b(?:rinsed|washed|cleaned|patted)\s+(?:and\s+)?(?:patted\s+)?"
+                        r"dr(?:ied|y)\b")
 # Quantities beyond these, per unit, are not a recipe line (a typo or a unit lost in parsing).
+
+
 @lru_cache(maxsize=1)
 def max_quantity() -> dict[str, float]:
     """The largest plausible quantity per unit kind (grams, cups, items), from
@@ -237,7 +242,8 @@ def _food_before_comma(main: str, food: str | None, unit: str | None,
     if set(food.split()) <= before:
         return food
     shorter = clean_food(IngredientSlicer(head).to_json().get("food"), unit)
-    if shorter and (unit == "egg" or not set(shorter.split()) <= DESCRIPTOR_WORDS):
+    describes = DESCRIPTOR_WORDS | STATE_ONLY_WORDS  # "boneless, skinless chicken thighs"
+    if shorter and (unit == "egg" or not set(shorter.split()) <= describes):
         rules.append("food_before_comma")
         return shorter
     return food
@@ -393,8 +399,8 @@ def line_states(text: str) -> list[str]:
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
     if re.match(r"^\s*[\d/. -]+.*\b(?:cans?|tins?)\b", before_comma):
         found.add("canned")
-    if "fresh" in words:
-        found -= {"frozen", "canned", "dried"}
+    if "fresh" in words or PATTED_DRY.search(lowered):
+        found -= {"frozen", "canned", "dried"} if "fresh" in words else {"dried"}
     if BONE_IN.search(text) and not BONELESS.search(text):
         found.add("bone_in")
     lean = re.search(r"\b([5-9]\d)\s*(?:(?:%|percent)\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)

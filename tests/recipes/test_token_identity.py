@@ -1,0 +1,90 @@
+"""Token scoring may only name an SR28 entry whose head noun and kind the line names.
+
+Lines are written for these tests (not copied from any corpus); the wrong entries are the ones
+token scoring had picked before the guard, the right ones looked up by hand in SR28 FOOD_DES,
+with the reason beside each.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nutrireason.recipes.lines import first_alternative
+from nutrireason.recipes.match import description_kind, species_meat
+from nutrireason.recipes.parse import line_states
+
+
+@pytest.mark.parametrize(("description", "heads", "kinds"), [
+    ("Taro leaves, raw", {"leave"}, [["taro"]]),  # stems are crude: "leaves" -> "leave"
+    ("Fish, pike, walleye, raw", {"fish", "pike"}, [["pike"]]),
+    ("Spices, pepper, black", {"spice", "pepper"}, [["pepper", "black"]]),
+    ("Beef, variety meats and by-products, tripe, cooked, simmered", {"beef", "tripe"},
+     [["tripe"]]),
+    ("Yogurt, vanilla or lemon flavor, nonfat milk", {"yogurt", "flavor"},
+     [["vanilla"], ["lemon"]]),
+    ("Cereals ready-to-eat, rice, puffed, fortified", {"cereal", "rice"}, [["rice"]]),
+])
+def test_description_kind(description, heads, kinds):
+    assert description_kind(description) == (heads, kinds)
+
+
+@pytest.mark.parametrize(("line", "wrong", "why"), [
+    ("12 banana leaves", "Taro leaves, raw", "banana leaves are no taro leaves"),
+    ("2 pounds bonga fish fillets", "Fish, burbot, raw", "bonga is no burbot"),
+    ("4 whole pigeons", "Pigeon peas (red gram), mature seeds, raw", "a bird is no pea"),
+    ("1 cup tiger nuts", "Nuts, pistachio nuts, raw", "tiger nuts are tubers, not pistachios"),
+    ("1 tsp mixed spices", "Spices, paprika", "a spice mix is no paprika"),
+    ("2 fresh peppers", "Spices, pepper, black", "fresh peppers are no black pepper"),
+    ("1 kg hilsa fish", "Fish, fish sticks, frozen, prepared", "a whole fish is no fish stick"),
+    ("2 cups (480 ml) milk or half and half",
+     "Pork, fresh, leg (ham), rump half, separable lean only, raw",
+     "'milk or half and half' is milk, and 'half' is no ham"),
+])
+def test_token_scoring_refuses_another_food(resolver, line, wrong, why):
+    assert resolver.ingredient(line).sr28_description != wrong, why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 lb (450 g) ground bison meat", "Game meat , bison, ground, raw",
+     "'Game meat' is a category: bison is the kind"),
+    ("500 g beef kidneys", "Beef, variety meats and by-products, kidneys, raw",
+     "'variety meats and by-products' says nothing; kidneys are the kind"),
+    ("1 lb lamb meat, cut into cubes", "Lamb, domestic, composite of trimmed retail cuts, "
+     "separable lean and fat, trimmed to 1/4\" fat, choice, raw",
+     "lamb meat is the reviewed lamb, not lamb brain"),
+    ("2 quarts peanut or canola oil for deep-frying", "Oil, peanut, salad or cooking",
+     "the oil both alternatives share, not raw peanuts"),
+    ("1 can (10 oz) condensed cream of chicken soup", "Soup, cream of chicken, canned, "
+     "condensed", "'of' says no kind: cream of chicken, not chicken vegetable soup"),
+    ("½ kg liver", "Beef, variety meats and by-products, liver, raw",
+     "reviewed: liver of no named animal is beef liver, not liver cheese"),
+    ("Fresh grape leaves", "Grape leaves, raw", "reviewed: the slicer drops 'grape'"),
+])
+def test_token_scoring_keeps_the_food(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("generous ½ cup semisweet or bittersweet chocolate chips",
+     "generous ½ cup semisweet chocolate chips"),
+    ("2 quarts peanut or canola oil for deep-frying", "2 quarts peanut oil"),
+    ("About ¼ cup vegetable or olive oil", "About ¼ cup vegetable oil"),
+    ("2 cups milk or half and half", "2 cups milk"),
+    ("250 g smoked or fresh salmon", "250 g smoked salmon"),
+])
+def test_alternatives_share_their_noun(text, expected):
+    assert first_alternative(text) == expected
+
+
+def test_species_meat():
+    assert species_meat("goat meat") == "goat"
+    assert species_meat("meat") is None
+
+
+@pytest.mark.parametrize(("text", "dried"), [
+    ("1 kg diced venison, rinsed and dried", False),
+    ("2 lb chicken thighs, patted dry", False),
+    ("1 cup dried apricots", True),
+])
+def test_patted_dry_is_no_dried_food(text, dried):
+    assert ("dried" in line_states(text)) is dried
