@@ -88,3 +88,37 @@ def test_species_meat():
 ])
 def test_patted_dry_is_no_dried_food(text, dried):
     assert ("dried" in line_states(text)) is dried
+
+
+@pytest.mark.parametrize(("text", "expected", "why"), [
+    ("2 cups water or beef broth", "2 cups water", "water takes no other food's noun"),
+    ("4 tbsp yogurt or sour cream", "4 tbsp yogurt", "yogurt stands alone"),
+    ("4 oz milk or semi-sweet chocolate chunks", "4 oz milk chocolate chunks",
+     "'milk chocolate' is a reviewed name: milk is the chocolate's kind here"),
+    ("8 oz cream or goat cheese", "8 oz cream cheese", "'cream cheese' is a reviewed name"),
+    ("Butter or home-rendered lard", "Butter", "'butter lard' is no food"),
+])
+def test_standalone_foods_keep_their_own_name(text, expected, why):
+    assert first_alternative(text) == expected, why
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("1 oz dried porcini mushrooms", "SR28's only porcini-like entry is fresh white mushrooms"),
+    ("1 teaspoon dried ground orange peel", "SR28's orange peel is raw (73 % water)"),
+])
+def test_dried_produce_is_not_the_fresh_entry(resolver, line, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no is None and "no SR28 entry for dried" in (item.problem or ""), why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("¼ cup dried cherries", "Cherries, tart, dried, sweetened",
+     "reviewed: dried cherries for baking are sweetened dried tart cherries"),
+    ("100 g dried dates", "Dates, deglet noor", "SR28's dates are already dried (282 kcal)"),
+    ("1 cup dried lima beans", "Lima beans, large, mature seeds, raw",
+     "reviewed: dried lima beans are the mature seeds, not the immature green ones"),
+    ("3 dried arbol chiles, stemmed", "Peppers, hot chile, sun-dried",
+     "reviewed: a dried chile is the sun-dried entry, not a fresh green chili"),
+])
+def test_dried_foods_find_their_dried_entry(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

@@ -110,6 +110,17 @@ def low_fat_foods(sr28: Sr28) -> set[str]:
     return set(table.loc[table["total_fat"] <= LOW_FAT_GRAMS, "ndb_no"])
 
 
+# Fruit (0900) and vegetable (1100) entries under this energy density are fresh, not dried.
+WATERY_KCAL = 150.0
+
+
+def watery_produce(sr28: Sr28) -> set[str]:
+    """Fruit and vegetable entries under 150 kcal per 100 g: a "dried" line is not them."""
+    table = sr28.nutrients.merge(sr28.foods[["ndb_no", "group_code"]], on="ndb_no")
+    produce = table["group_code"].isin(["0900", "1100"]) & (table["calories"] < WATERY_KCAL)
+    return set(table.loc[produce, "ndb_no"])
+
+
 def reviewed_states(states: list[str], match: Match) -> list[str]:
     """The line's states less a cut or preservation the reviewed name already names: the
     reviewer chose that entry ("sirloin tip roast" is SR28's tip round, not another sirloin;
@@ -142,7 +153,8 @@ class Resolver:
                            small_kind_foods(sr28.foods)),
                    sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
                    load_recipe_rules(), load_standards(),
-                   StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28)),
+                   StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
+                                 watery_produce(sr28)),
                    reviewed.teaspoon_grams)
 
     def ingredient(self, line: str) -> ResolvedIngredient:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 FRACTIONS = {"½": "1/2", "¼": "1/4", "¾": "3/4", "⅓": "1/3", "⅔": "2/3", "⅛": "1/8",
              "⅜": "3/8", "⅝": "5/8", "⅞": "7/8", "⅕": "1/5", "⅙": "1/6"}
@@ -123,6 +124,21 @@ ADJECTIVES = {"fresh", "frozen", "dried", "canned", "light", "dark", "low", "reg
               "smoked"}
 
 
+# Foods named by one word that never take another food's noun: "water or beef broth" is
+# water, "yogurt or sour cream" yogurt, "margarine or olive oil" margarine.
+STANDALONE_FOODS = {"water", "milk", "cream", "yogurt", "yoghurt", "butter", "margarine",
+                    "ghee", "lard", "salt", "sugar", "honey", "stock", "broth", "wine", "beer",
+                    "juice", "vinegar", "oil", "rice", "pasta", "noodles", "eggs", "egg",
+                    "flour", "cornstarch", "mayonnaise", "ketchup", "mustard"}
+
+
+@lru_cache(maxsize=1)
+def _reviewed_names() -> frozenset[str]:
+    from nutrireason.recipes.match import load_ingredient_map  # match imports parse
+
+    return frozenset(load_ingredient_map().names)
+
+
 def first_alternative(text: str) -> str:
     """"X or Y" -> X, and "X / Y" -> X, unless the alternative is a number ("1 or 2 eggs").
     Alternative adjectives keep the first and the shared noun ("fresh or frozen peas" ->
@@ -135,6 +151,10 @@ def first_alternative(text: str) -> str:
     if len(parts) == 2 and len(_food_words(first)) == 1:
         # "peanut or canola oil for deep-frying": the other food ends before its purpose
         other = re.split(r"[,;(]|\s(?:for|to|as|in|if|plus|such)\s", parts[1])[0].split()
+        word = _food_words(first)[0]
+        if word in STANDALONE_FOODS and not (len(other) >= 2 and
+                                             f"{word} {other[1].lower()}" in _reviewed_names()):
+            return first  # "water or beef broth"; but "milk or dark chocolate chunks"
         # "milk or half and half" is milk: "half" is no noun the two share
         if len(other) >= 2 and other[-1].isalpha() and other[-2].lower() not in ADJECTIVES \
                 and "and" not in other:
@@ -223,7 +243,8 @@ def set_aside_clauses(text: str) -> tuple[str, list[str]]:
 # "1 lemon, juiced", "2 oranges, zested": the fruit is used for its juice or its zest, not
 # eaten whole. The line becomes "juice of 1 lemon" / "zest of 2 oranges" (juiced and zested:
 # the juice, the bulk of what is used) when nothing else on it says the flesh is eaten.
-CITRUS_LINE = re.compile(rf"(?i)^\s*(?P<amount>{_NUMBER})\s+(?P<size>(?:large|medium|small)\s+)?"
+CITRUS_LINE = re.compile(rf"(?i)^\s*(?P<amount>{_NUMBER})\s+"
+                         r"(?P<size>(?:large|medium|small)(?:[- ]sized?)?\s+)?"
                          r"(?P<fruit>lemon|lime|orange|grapefruit|tangerine)(?:e?s)?\b(?P<rest>.*)$")
 CITRUS_USE_WORDS = {"juiced", "juice", "zested", "zest", "and", "only", "finely", "freshly",
                     "thoroughly", "grated", "of", "for", "its", "the", "both", "then", "halved",

@@ -363,7 +363,7 @@ class Matcher:
                 found = self._reviewed(phrase)
                 before = words[start - 1] if start > 0 else None
                 after = words[start + length:]
-                specific_before = not after and before is not None and \
+                specific_before = before is not None and \
                     stem(before) in self.vocabulary and stem(before) not in LOOSE_WORDS
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product

@@ -150,7 +150,8 @@ def parse_many(lines: list[str], workers: int = 1) -> None:
 
 # Lines naming kitchen equipment, not food ("10 bamboo skewers").
 NON_FOOD = re.compile(r"(?i)\b(skewers?|toothpicks?|parchment|baking paper|aluminum foil|"
-                      r"kitchen twine|cupcake liners?|popsicle sticks?|ramekins?)\b")
+                      r"kitchen twine|cupcake liners?|popsicle sticks?|ramekins?|"
+                      r"wood chips|wood chunks|charcoal)\b")
 
 
 def _parse(text: str) -> ParsedLine:

@@ -137,10 +137,13 @@ class StateResolver:
     """Finds SR28 siblings in a stated state and yields for raw entries without one."""
 
     def __init__(self, foods: pd.DataFrame, yields: CookingYields,
-                 low_fat: set[str] | None = None) -> None:
+                 low_fat: set[str] | None = None, watery: set[str] | None = None) -> None:
         """``low_fat``: entries with at most 3 g fat per 100 g (FDA's "low fat"): a
-        reduced-fat qualifier asks nothing of them ("fat-free chicken broth")."""
+        reduced-fat qualifier asks nothing of them ("fat-free chicken broth"). ``watery``:
+        fruits and vegetables under 150 kcal per 100 g (fresh, not already dried like dates
+        or raisins)."""
         self.low_fat = low_fat or set()
+        self.watery = watery or set()
         keep = ~foods["group_code"].isin(EXCLUDED) & foods["manufacturer"].fillna("").eq("")
         kept = foods.loc[keep, ["ndb_no", "description", "group_code"]]
         self.description = dict(zip(foods["ndb_no"], foods["description"], strict=True))
@@ -176,8 +179,11 @@ class StateResolver:
                 break
         description = self.description[current]
         preserved = {"dried", "smoked"} & set(wanted) - words(description)
-        if preserved and chosen is None and self.group.get(current) in MEAT_GROUPS:
-            # dried or smoked fish and meat are other foods than the fresh entry (water gone)
+        dried_produce = "dried" in preserved and current in self.watery
+        if preserved and chosen is None and (self.group.get(current) in MEAT_GROUPS or
+                                             dried_produce):
+            # dried or smoked fish and meat, dried fruit and vegetables, are other foods than
+            # the fresh entry (water gone: "dried cherries" are not raw cherries)
             return StateChoice(current, description, None, problem=f"no SR28 entry for "
                                f"{sorted(preserved)[0]} {description!r}")
         if self.is_raw(description) and COOKED_STATES & set(states):
