@@ -122,3 +122,34 @@ def test_dried_produce_is_not_the_fresh_entry(resolver, line, why):
 ])
 def test_dried_foods_find_their_dried_entry(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("Vegetable oil, to fry", "Oil, soybean, salad or cooking",
+     "what a food is for ('to fry') is set aside, not read as a food word"),
+    ("1 large corn muffin", "Muffins, corn, commercially prepared",
+     "reviewed; the slicer's fuller name ('corn muffin') is tried before its short one"),
+    ("1 recipe all-butter pie crust", "Pie crust, refrigerated, regular, unbaked",
+     "'1 recipe' is a batch, not SR28's 'prepared from recipe'; butter in a crust is no food"),
+    ("1 cup heavy whipping cream or 1/2 cup whole milk", "Cream, fluid, heavy whipping",
+     "an alternative with its own amount is another line's food"),
+])
+def test_purpose_batch_and_amount_alternatives(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("2 lb lamb steaks", "lamb steaks are lamb, never the reviewed beef 'steaks'"),
+    ("1 Tbsp fish oil", "fish oil is no soybean oil"),
+    ("1½ cups pork broth", "pork broth is no chicken broth"),
+    ("4 cups black lentil flour", "lentil flour is no wheat flour (celiac labels)"),
+    ("1 kg palm nut cream", "palm nut cream is no dairy cream"),
+])
+def test_a_kind_word_before_a_reviewed_name_is_another_food(resolver, line, why):
+    item = resolver.ingredient(line)
+    assert not (item.sr28_description or "").startswith(("Beef", "Oil, soybean", "Soup, chicken",
+                                                         "Wheat flour", "Cream")), why
+
+
+def test_three_or_four_cups_is_one_amount():
+    assert first_alternative("3 or 4 cups water") == "3 or 4 cups water"

@@ -132,6 +132,10 @@ STANDALONE_FOODS = {"water", "milk", "cream", "yogurt", "yoghurt", "butter", "ma
                     "flour", "cornstarch", "mayonnaise", "ketchup", "mustard"}
 
 
+_ALTERNATIVE_UNITS = r"cups?|tbsp|tablespoons?|teaspoons?|tsp|oz|ounces?|g|grams?|ml|dl|lbs?|" \
+                     r"pounds?|kg|liters?|litres?|cans?|packages?"
+
+
 @lru_cache(maxsize=1)
 def _reviewed_names() -> frozenset[str]:
     from nutrireason.recipes.match import load_ingredient_map  # match imports parse
@@ -146,7 +150,11 @@ def first_alternative(text: str) -> str:
     adjective pair goes)."""
     text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
                   r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
-    parts = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
+    # "1 or 2 eggs" is one food; "1 cup cream or 1/2 cup milk" two, each with its amount
+    parts = re.split(rf"\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?i:{_ALTERNATIVE_UNITS})\b))|"
+                     r"\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
+    if len(parts) == 2 and not _food_words(parts[0]):  # "3 or 4 cups water": one food
+        parts = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
     first = parts[0].strip(" ,;-")
     if len(parts) == 2 and len(_food_words(first)) == 1:
         # "peanut or canola oil for deep-frying": the other food ends before its purpose
@@ -228,11 +236,18 @@ WITH_CLAUSE = re.compile(r"(?i)\s+with(?:out)?\s+"
                          r"(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)[^,;]*")
 
 
+# "Vegetable oil, to fry", "flour for dusting": what the food is for, not which food.
+PURPOSE_CLAUSE = re.compile(r"(?i)[\s,]+(?:to|for)\s+(?:fry|frying|deep[- ]?fry(?:ing)?|"
+                            r"shallow[- ]?fry(?:ing)?|greas(?:e|ing)|serv(?:e|ing)|garnish(?:ing)?|"
+                            r"dust(?:ing)?|brush(?:ing)?|drizzl(?:e|ing)|sprinkl(?:e|ing)|"
+                            r"coat(?:ing)?|dredg(?:e|ing)|decorat(?:e|ing|ion)|the pan)\b[^,;]*")
+
+
 def set_aside_clauses(text: str) -> tuple[str, list[str]]:
-    """The main text without "into ..." cutting clauses and "with ..." clauses, and the
-    clauses set aside (for state words)."""
+    """The main text without "into ..." cutting clauses, "with ..." clauses and "to fry" /
+    "for dusting" purposes, and the clauses set aside (for state words)."""
     aside = []
-    for pattern in (INTO_CLAUSE, WITH_CLAUSE):
+    for pattern in (INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
         found = pattern.search(text)
         if found and re.search(r"[a-z]", text[:found.start()], re.I):
             aside.append(found.group(0).strip(" ,"))

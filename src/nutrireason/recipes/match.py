@@ -34,6 +34,12 @@ CATEGORY_WORDS = {"spice", "beverage", "cheese", "game", "meat", "oil", "nut", "
                   "vinegar", "alcoholic", "seasoning", "pepper", "lettuce", "squash", "onion",
                   "cabbage", "pea", "lentil", "mushroom", "cream", "yogurt", "butter", "water",
                   "tap", "municipal", "margarine", "shortening", "salad", "dressing"}
+# Category words that name another food when they stand before one ("lamb steaks", "fish
+# oil", "pork broth", "lentil flour", "vegetable suet"); "butter" in "all-butter pie crust"
+# does not.
+KIND_CATEGORIES = {"lamb", "pork", "beef", "veal", "chicken", "turkey", "fish", "lentil",
+                   "bean", "pea", "egg", "vegetable", "mushroom", "crustacean", "mollusk",
+                   "onion", "nut", "seed", "fruit"}
 MIN_SCORE = 60.0
 # Words the parser moves to "preparation" that name a different food when kept.
 QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy", "frozen",
@@ -93,7 +99,9 @@ LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality"
                "plant", "based", "plantbased", "vegan",
                "shavings", "shaving", "shaved", "curls", "curl",
                # how a meat was cooked or torn: line states (cooked, shredded), not the food
-               "rotisserie", "pulled"}
+               "rotisserie", "pulled",
+               # "1 recipe pie crust" is a batch of it, not SR28's "prepared from recipe"
+               "recipe"}
 
 
 def names_the_food(query: str, description: str, vocabulary: set[str] | frozenset = frozenset()
@@ -303,8 +311,14 @@ class Matcher:
         key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}"
         if key not in self._memo:
             names = [wider, *qualifiers, query, raw_name, name, species_meat(name)]
+            # the slicer's own name when it kept more of the food ("corn muffin", parsed
+            # "muffin")
+            fuller = raw_name if raw_name and raw_name != name and \
+                set(name.split()) < set(raw_name.split()) and \
+                raw_name.split()[-1] == name.split()[-1] else None
             self._memo[key] = self._first_reviewed(names) or (
-                None if self.refusal(names) else self._subphrase(name) or self._fuzzy(query))
+                None if self.refusal(names) else self._subphrase(name) or
+                (fuller and self._fuzzy(fuller)) or self._fuzzy(query))
         return self._spelled_out(self._memo[key], line)
 
     def _spelled_out(self, found: Match | None, line: str | None) -> Match | None:
@@ -363,8 +377,11 @@ class Matcher:
                 found = self._reviewed(phrase)
                 before = words[start - 1] if start > 0 else None
                 after = words[start + length:]
-                specific_before = before is not None and \
-                    stem(before) in self.vocabulary and stem(before) not in LOOSE_WORDS
+                # "lamb steaks", "fish oil", "lentil flour": a food word (a category word too)
+                # before the phrase names another food
+                specific_before = before is not None and stem(before) not in LOOSE_WORDS and \
+                    (stem(before) in self.vocabulary or stem(before) in KIND_CATEGORIES) and \
+                    not (found and stem(before) in tokens(found.description))
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
                 specific_after = any(stem(w) in self.food_words for w in after)

@@ -256,7 +256,8 @@ def _food_before_comma(main: str, food: str | None, unit: str | None,
 DESCRIPTOR_WORDS = {"red", "green", "yellow", "white", "black", "brown", "purple",
                     "golden", "large", "small", "medium", "big", "little", "flat", "thin",
                     "thick", "crisp", "crispy", "hot", "mild", "sweet", "ripe", "unripe",
-                    "very", "whole", "soft", "hard", "firm", "young", "old", "baby", "mini"}
+                    "very", "whole", "soft", "hard", "firm", "young", "old", "baby", "mini",
+                    "standard", "regular", "ordinary", "good", "fresh"}
 
 
 def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
@@ -329,13 +330,13 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
 # Qualifiers that make another food and must survive into the SR28 entry.
 QUALIFIER_PATTERNS = {
     "gluten_free": re.compile(r"\bgluten[- ]?free\b|\bgf\b"),
-    "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ]sodium\b|\bno[- ]salt[- ]added\b|"
+    "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ](?:sodium|salt)\b|\bno[- ]salt[- ]added\b|"
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
                               r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"
                               r"(?<![\d.])[12]\s*%\s*(?:milk|milkfat|greek|yogurt|cottage)\b"),
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
-    "whole_grain": re.compile(r"\bwhole[- ](?:wheat|grain)\b|\bwhole ?meal\b"),
+    "whole_grain": re.compile(r"\bwhole[- ]?(?:wheat|grain)\b|\bwhole ?meal\b"),
 }
 # Meat still on its bone (weights are as purchased), unless the line says it is off.
 BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
