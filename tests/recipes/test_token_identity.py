@@ -153,3 +153,28 @@ def test_a_kind_word_before_a_reviewed_name_is_another_food(resolver, line, why)
 
 def test_three_or_four_cups_is_one_amount():
     assert first_alternative("3 or 4 cups water") == "3 or 4 cups water"
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("8 oz (2 sticks) butter, unsalted", "Butter, without salt",
+     "unsalted asks for no salt, not also for SR28's light butter"),
+    ("1 cup fat-free milk", "Milk, nonfat, fluid, with added vitamin A and vitamin D (fat free or "
+     "skim)", "fat-free is the nonfat entry, not 1 % milk nor fat-free chocolate milk"),
+    ("1 can (28 oz) unsalted whole peeled tomatoes",
+     "Tomatoes, red, ripe, canned, packed in tomato juice, no salt added",
+     "unsalted is a low-sodium qualifier"),
+    ("14.5 oz canned diced tomatoes in juice",
+     "Tomatoes, red, ripe, canned, packed in tomato juice", "'in juice' is no tomato juice"),
+    ("1 can (400 g) peaches (in natural juice)",
+     "Peaches, canned, juice pack, solids and liquids",
+     "a canned fruit finds its canned entry although the raw one names a colour"),
+])
+def test_qualifiers_and_packs(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+def test_a_can_without_a_can_portion_is_not_one_piece(resolver):
+    """"1 can pears" was SR28's "1 half, with liquid" (76 g); unweighed, it is estimated as a
+    15 oz can when deciding whether the recipe is kept."""
+    item = resolver.ingredient("1 can pears")
+    assert item.grams is None and "per-can" in (item.problem or "")

@@ -75,12 +75,14 @@ class RecipeRules(_Strict):
     min_match_score: RuleValue
     nutrient_coverage: RuleValue
     packet_grams: RuleValue
+    can_grams: RuleValue
     categories: list[CategoryRule]
 
 
 # SR28's whole birds ("Turkey, whole, meat and skin, raw"): weighed as purchased, with bone.
 WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*, whole, meat\b")
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
+CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
 RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml")
@@ -362,7 +364,8 @@ class Resolver:
     def _estimate(self, item: ResolvedIngredient) -> float | None:
         """Grams of an unresolved line: its mass unit, else ingredient-slicer's density, else
         water's for a volume ("3 drops food coloring" is a fraction of a gram, not a typical
-        line); a packet of an unknown mix weighs a seasoning packet."""
+        line); a packet of an unknown mix weighs a seasoning packet, a can of no size a 15 oz
+        can."""
         if item.quantity is None:
             return None
         if item.unit in MASS_UNITS:
@@ -374,6 +377,8 @@ class Resolver:
             return round(convert(item.quantity, item.unit, "milliliter"), 3)
         if item.unit in PACKET_UNITS:
             return item.quantity * self.rules.packet_grams.value
+        if item.unit in CAN_UNITS:
+            return item.quantity * self.rules.can_grams.value
         return None
 
     def _implausible_total(self, nutrition: RecipeNutrition) -> str | None:

@@ -26,7 +26,7 @@ SIZE_WORDS = ("medium", "large", "small", "extra large", "jumbo")
 NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls", "package",
                      "packages", "packet", "packets", "bag", "bags", "box", "boxes", "jar",
                      "jars", "bottle", "bottles", "carton", "cartons", "sleeve", "sleeves",
-                     "container", "containers",
+                     "container", "containers", "can", "cans", "tin", "tins",
                      # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
                      "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",

@@ -133,7 +133,7 @@ STANDALONE_FOODS = {"water", "milk", "cream", "yogurt", "yoghurt", "butter", "ma
 
 
 _ALTERNATIVE_UNITS = r"cups?|tbsp|tablespoons?|teaspoons?|tsp|oz|ounces?|g|grams?|ml|dl|lbs?|" \
-                     r"pounds?|kg|liters?|litres?|cans?|packages?"
+                     r"pounds?|kg|liters?|litres?|cans?|packages?|large|medium|small"
 
 
 @lru_cache(maxsize=1)
@@ -151,10 +151,11 @@ def first_alternative(text: str) -> str:
     text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
                   r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
     # "1 or 2 eggs" is one food; "1 cup cream or 1/2 cup milk" two, each with its amount
-    parts = re.split(rf"\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?i:{_ALTERNATIVE_UNITS})\b))|"
+    parts = re.split(rf"(?i)\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?:{_ALTERNATIVE_UNITS})\b))|"
                      r"\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
     if len(parts) == 2 and not _food_words(parts[0]):  # "3 or 4 cups water": one food
-        parts = re.split(r"\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
+        parts = re.split(r"(?i)\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text,
+                         maxsplit=1)
     first = parts[0].strip(" ,;-")
     if len(parts) == 2 and len(_food_words(first)) == 1:
         # "peanut or canola oil for deep-frying": the other food ends before its purpose
@@ -232,7 +233,8 @@ INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|t
                          r"cubes|pieces|halves|quarters)\b))\s+[^,;]*")
 # "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
 # part of X's own entry ("chicken thighs with skin", "potatoes with peel").
-WITH_CLAUSE = re.compile(r"(?i)\s+with(?:out)?\s+"
+WITH_CLAUSE = re.compile(r"(?i)\s+(?:with(?:out)?|in(?=\s+(?:its|their)?\s*(?:own\s+)?"
+                         r"(?:juice|syrup)\b))\s+"
                          r"(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)[^,;]*")
 
 

@@ -446,13 +446,16 @@ def species_meat(name: str) -> str | None:
     return " ".join(words[:-1]) if len(words) > 1 and words[-1] == "meat" else None
 
 
+# Nationality words: loose on a line ("Italian parsley"), a kind in SR28 ("Beans, french").
+NATIONAL_WORDS = {"italian", "greek", "mexican", "french", "english", "spanish", "thai",
+                  "chinese", "japanese", "indian", "american", "asian"}
 # Words that never say which kind an entry is ("Soup, cream of celery": "of"); loose
 # adjectives do not either, except the few that name another product ("Fish, fish sticks").
-KIND_IGNORED = (GENERIC_WORDS | LOOSE_WORDS | {"of", "in", "the", "a", "for", "from", "by",
-                                               "on", "made", "includes", "style", "flavor",
-                                               "flavored"}) - \
+KIND_IGNORED = (GENERIC_WORDS | (LOOSE_WORDS - NATIONAL_WORDS) |
+                {"of", "in", "the", "a", "for", "from", "by", "on", "made", "includes",
+                 "style", "flavor", "flavored"}) - \
     {"stick", "block", "wedge", "loaf", "chunk", "white", "red", "green", "yellow", "golden",
-     "dark"}
+     "dark", "dry", "dried"}
 # SR28 parts that say nothing of the food ("Beef, variety meats and by-products, tripe").
 _NEUTRAL_PART = re.compile(r"(?i)^\s*(?:variety meats and by-products|ready-to-\w+|"
                            r"commercially prepared|new zealand|imported)\s*$")

@@ -331,6 +331,7 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
 QUALIFIER_PATTERNS = {
     "gluten_free": re.compile(r"\bgluten[- ]?free\b|\bgf\b"),
     "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ](?:sodium|salt)\b|\bno[- ]salt[- ]added\b|"
+                             r"\bunsalted\b|"
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
                               r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"

@@ -119,7 +119,7 @@ STATE_ORDER_FIRST = {"skinless", *PARTS}
 # sockeye, canned chicken without "broilers or fryers" or a cut.
 VARIETY_WORDS = frozenset(stem(w) for w in (
     "atlantic", "pacific", "farmed", "wild", "broilers", "fryers", "or", "meat", "skin",
-    "pink", "sockeye", "chum", "coho", "chinook", "king", "light", "white", "dark",
+    "pink", "yellow", "sockeye", "chum", "coho", "chinook", "king", "light", "white", "dark",
     "albacore", "skipjack", "yellowfin", "bluefin", *PARTS))
 # A qualifier is honoured by an entry whose words hold one of these sets.
 QUALIFIER_WORDS = {
@@ -217,17 +217,20 @@ class StateResolver:
             if _honours(self.description[current], name) or \
                     (name == "reduced_fat" and current in self.low_fat):
                 continue
-            found = self._honouring(current, name, line)
+            asked = {s.split(":")[1] for s in states if s.startswith("qual:")}
+            found = self._honouring(current, name, line, asked)
             if found is None:
                 label = name.replace("_", "-")
                 return current, f"no SR28 entry for {label} {self.description[current]!r}"
             current = found
         return current, None
 
-    def _honouring(self, ndb_no: str, name: str, line: str) -> str | None:
+    def _honouring(self, ndb_no: str, name: str, line: str,
+                   asked: set[str] | frozenset[str] = frozenset()) -> str | None:
         """The same-head entry that honours qualifier ``name`` and keeps most of the entry's
-        words ("Wheat flour, white, ..." -> "Wheat flour, whole-grain"); a fat share on the
-        line ("2% cottage cheese") must be the entry's."""
+        words ("Wheat flour, white, ..." -> "Wheat flour, whole-grain"), and no qualifier the
+        line did not ask for (unsalted butter is not light unsalted butter); a fat share on
+        the line ("2% cottage cheese") must be the entry's."""
         description = self.description[ndb_no]
         original = words(description)
         line_words = words(line)
@@ -237,10 +240,16 @@ class StateResolver:
             found = words(text)
             if other == ndb_no or not _honours(text, name):
                 continue
+            if any(_honours(text, extra) and not _honours(description, extra)
+                   for extra in set(QUALIFIER_WORDS) - asked - {name}):
+                continue
+            if (found & FLAVOR_WORDS) - original - line_words:
+                continue  # fat-free milk is not fat-free chocolate milk
             cooked_mismatch = bool(found & COOKING_WORDS) != bool(original & COOKING_WORDS)
             score = len(original & found) + 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
                 0.3 * len(found - original) - 3 * cooked_mismatch + \
-                10 * any(share in text for share in shares)
+                10 * any(share in text for share in shares) + \
+                5 * bool(FAT_FREE.search(line.lower()) and FAT_FREE.search(text.lower()))
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
@@ -409,6 +418,15 @@ def _head(description: str) -> str:
     parts = description.lower().split(",")
     head = parts[0] if parts[0].strip() not in CATEGORY_HEADS else ",".join(parts[:2])
     return " ".join(sorted(words(head)))
+
+
+# "Fat-free", "nonfat" and "skim" ask for the fat-free entry, not any reduced-fat one.
+FAT_FREE = re.compile(r"fat[- ]?free|non[- ]?fat|(?<!part-)(?<!part )(?<!semi-)(?<!semi )\bskim")
+# Flavours an entry may add to a food: another product than the plain one.
+FLAVOR_WORDS = frozenset(stem(w) for w in (
+    "chocolate", "vanilla", "strawberry", "coffee", "mocha", "caramel", "banana", "cherry",
+    "lemon", "orange", "peanut", "honey", "maple", "cinnamon", "raisin", "fruit", "blueberry",
+    "raspberry", "peach", "apple", "cheese", "garlic", "onion", "herb", "pepper", "bacon"))
 
 
 def _adds_a_food(description: str, line_words: set[str]) -> bool:
