@@ -178,3 +178,14 @@ def test_a_can_without_a_can_portion_is_not_one_piece(resolver):
     15 oz can when deciding whether the recipe is kept."""
     item = resolver.ingredient("1 can pears")
     assert item.grams is None and "per-can" in (item.problem or "")
+
+
+def test_wiki_quote_markup_is_noise(resolver):
+    """Wikibooks lines carry '''bold''' and ''italic'' quotes: "'''or'''" is the word "or", so
+    the line's first alternative is the broth, not "chicken broth water ... stock" (which had
+    matched 516 g of dry broth cubes)."""
+    line = ("½ litre (2 cups) of chicken broth (canned or homemade) '''or''' ½ litre of water "
+            "and 2 good-quality chicken stock cubes")
+    assert resolver.ingredient(line).sr28_description == "Soup, chicken broth, ready-to-serve"
+    assert resolver.ingredient("2 cups pre-cooked rice, (cooled)").sr28_description == \
+        "Rice, white, long-grain, regular, enriched, cooked"

@@ -83,8 +83,9 @@ class LineText:
 
 
 def strip_noise(text: str) -> str:
-    """HTML tags and entities ("&#189;" is ½), temperatures, note references, emoji and odd
-    symbols removed; unicode fractions spelled out ("1½" -> "1 1/2"); whitespace collapsed."""
+    """HTML tags and entities ("&#189;" is ½), wiki quote markup, temperatures, note
+    references, emoji and odd symbols removed; unicode fractions spelled out ("1½" ->
+    "1 1/2"); whitespace collapsed."""
     text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("u0026", "&")
     for glyph, spelled in FRACTIONS.items():
         text = re.sub(rf"(\d){glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
@@ -92,6 +93,7 @@ def strip_noise(text: str) -> str:
     text = re.sub(r"\b(\d+)\s+/\s*(\d+)\b|\b(\d+)\s*/\s+(\d+)\b", _join_fraction, text)  # "1 /2"
     text = re.sub(r"\d+\s*°\s*[FC]?(?:\s*(?:to|-)\s*\d+\s*°\s*[FC]?)?", " ", text)
     text = re.sub(r"\[[^\]]*\]", " ", text)
+    text = re.sub(r"'{2,}", " ", text)  # wiki bold and italics quotes around words
     text = re.sub(r"(?i)\b(?:pre|par)-?(cooked)\b", r"\1", text)  # "pre-cooked rice"
     text = re.sub(r"[^\w\s/\-.,()%'&;:+]", " ", text)
     return " ".join(text.split())
