@@ -237,7 +237,7 @@ def _one_per_package(parsed: ParsedLine, countable: list[Portion], head: list[st
     if parsed.unit not in PACKAGE_UNITS or not head or \
             not head[0].rstrip("s").endswith(ONE_PER_PACKAGE):
         return None
-    return next((word for word in (head[0].rstrip("s"), "cake", "pie", *WHOLE_ITEM_WORDS)
+    return next((word for word in (head[0].rstrip("s"), *ONE_PER_PACKAGE, *WHOLE_ITEM_WORDS)
                  if any(re.search(rf"(?:^|,)\s*{word}s?\b", _outside_parentheses(p.text))
                         for p in countable)), None)
 
