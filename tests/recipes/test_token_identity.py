@@ -189,3 +189,33 @@ def test_wiki_quote_markup_is_noise(resolver):
     assert resolver.ingredient(line).sr28_description == "Soup, chicken broth, ready-to-serve"
     assert resolver.ingredient("2 cups pre-cooked rice, (cooled)").sr28_description == \
         "Rice, white, long-grain, regular, enriched, cooked"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2 cups kidney, black, or pinto beans", "2 cups kidney beans"),
+    ("Vegetable, corn, or canola oil", "Vegetable oil"),
+    ("2 lemons, juiced, or 4 tbsp lemon concentrate", "2 lemons, juiced"),
+])
+def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
+    assert first_alternative(text) == expected
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 can peaches in syrup", "Peaches, canned, heavy syrup pack, solids and liquids",
+     "a line that says syrup is not penalised into the water pack, nor drained unasked"),
+    ("Roughly 2 cups custard", None, "custard is no custard-apple (the apple's kind there)"),
+])
+def test_packs_and_product_heads(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("2 cans (32 oz total) beets", "Beets, canned, regular pack, solids and liquids",
+     "canned beets are not SR28's pickled beets"),
+    ("1 can (14.5 oz) stewed tomatoes", "Tomatoes, red, ripe, canned, stewed",
+     "a cooking word the line says is no penalty"),
+    ("3 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat and skin, cooked, "
+     "roasted", "rotisserie chicken is roasted"),
+])
+def test_canned_and_roasted_siblings(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

@@ -159,6 +159,11 @@ def first_alternative(text: str) -> str:
         parts = re.split(r"(?i)\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text,
                          maxsplit=1)
     first = parts[0].strip(" ,;-")
+    listed = first.split(",")
+    if len(parts) == 2 and len(listed) > 1 and all(len(_food_words(i)) == 1 for i in listed) \
+            and not any(re.search(r"(?:ed|ing)\s*$", i) and _food_words(i)[0] not in ADJECTIVES
+                        for i in listed[1:]):
+        first = listed[0]  # "2 cups kidney, black, or pinto beans": kidney beans
     if len(parts) == 2 and len(_food_words(first)) == 1:
         # "peanut or canola oil for deep-frying": the other food ends before its purpose
         other = re.split(r"[,;(]|\s(?:for|to|as|in|if|plus|such)\s", parts[1])[0].split()
@@ -168,7 +173,7 @@ def first_alternative(text: str) -> str:
             return first  # "water or beef broth"; but "milk or dark chocolate chunks"
         # "milk or half and half" is milk: "half" is no noun the two share
         if len(other) >= 2 and other[-1].isalpha() and other[-2].lower() not in ADJECTIVES \
-                and "and" not in other:
+                and "and" not in other and not re.match(r"[\d/]", other[0]):
             # "almond or cashew milk" -> almond milk, "semisweet or bittersweet chocolate
             # chips" -> semisweet chocolate chips (not "milk or white stock" -> milk stock)
             return f"{first} {' '.join(other[1:])}"

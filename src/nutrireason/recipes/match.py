@@ -412,8 +412,9 @@ class Matcher:
         if not wanted:
             return False
         heads, kinds = description_kind(description)
-        if wanted[-1] not in heads and wanted[-1] not in PRODUCT_HEADS:
-            return False
+        if wanted[-1] not in heads and (wanted[-1] not in PRODUCT_HEADS or
+                                        any(wanted[-1] in option for option in kinds)):
+            return False  # "custard" is no custard-apple: there it names the apple's kind
         return not kinds or any(all(w in wanted for w in option) for option in kinds)
 
     def _fuzzy(self, query: str) -> Match | None:

@@ -67,7 +67,7 @@ LINE_STATE_WORDS = {
     "canned": "canned", "tinned": "canned", "drained": "drained", "rinsed": "rinsed",
     "dried": "dried", "dry": "raw", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
     "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
-    "rotisserie": "cooked", "shredded": "shredded", "pulled": "shredded", "smoked": "smoked",
+    "rotisserie": "roasted", "shredded": "shredded", "pulled": "shredded", "smoked": "smoked",
     # a poultry fillet is boneless and skinless (fish entries name no skin: unaffected)
     "fillet": "skinless", "fillets": "skinless", "filet": "skinless", "filets": "skinless",
 }

@@ -345,7 +345,7 @@ class StateResolver:
             if state not in PARTS and (missing - {"skin", "and"} or
                                        (missing and state != "skinless")):
                 continue
-            score = _preference(found, base, state, states) + \
+            score = _preference(found, base, state, states, line_words) + \
                 0.5 * len(words(description) & found) - 0.1 * len(found) + \
                 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
                 5 * _adds_a_food(text, line_words)
@@ -420,6 +420,9 @@ def _head(description: str) -> str:
     return " ".join(sorted(words(head)))
 
 
+# Words of an SR28 entry prepared as another dish than the plain food in a state.
+PREPARED_WORDS = frozenset(stem(w) for w in ("pickled", "harvard", "marinated", "spiced",
+                                             "creamed", "glazed", "candied"))
 # "Fat-free", "nonfat" and "skim" ask for the fat-free entry, not any reduced-fat one.
 FAT_FREE = re.compile(r"fat[- ]?free|non[- ]?fat|(?<!part-)(?<!part )(?<!semi-)(?<!semi )\bskim")
 # Flavours an entry may add to a food: another product than the plain one.
@@ -441,28 +444,34 @@ def _adds_a_food(description: str, line_words: set[str]) -> bool:
     return False
 
 
-def _preference(found: set[str], base: set[str], state: str, states: list[str]) -> float:
+def _preference(found: set[str], base: set[str], state: str, states: list[str],
+                line_words: set[str] | frozenset[str] = frozenset()) -> float:
     """Higher is better: the state's first word, drained solids when drained, no added salt,
-    few extra words."""
+    unsweetened unless the line says otherwise ("peaches in heavy syrup"), few extra words."""
     score = 0.0
     if STATE_WORDS[state][0] in found:
         score += 4
     if "drained" in states and "drained" in found:
         score += 2
+    elif state == "canned" and "drained" in found:
+        score -= 1.5  # a can the line does not drain is its solids and liquids
     if "rinsed" in found and "rinsed" not in states:
         score -= 1
     if "salt" in found and "without" not in found:
         score -= 2
     if "low" in found or "sodium" in found:
         score -= 2
-    if found & {"cooked", "boiled", "stewed", "roasted", "fried"} and \
+    if found & {"cooked", "boiled", "stewed", "roasted", "fried"} - line_words and \
             state in ("frozen", "dried", "canned", "skinless"):
         score -= 3
     if "fried" in found and state != "fried":
         score -= 1
     if state in PARTS and found & COOKING_WORDS:
         score -= 3
-    if found & {"sweetened", "syrup", "heavy", "light"} and state in ("frozen", "canned"):
+    if (found & PREPARED_WORDS) - line_words:
+        score -= 2  # "2 cans beets" are canned beets, not pickled or Harvard beets
+    sweet = {"sweetened", "syrup", "heavy", "light"}
+    if found & sweet and state in ("frozen", "canned") and not sweet & line_words:
         score -= 1.5
-    extra = found - base - NEUTRAL_WORDS - set(STATE_WORDS[state])
+    extra = found - base - NEUTRAL_WORDS - set(STATE_WORDS[state]) - (sweet & line_words)
     return score - len(extra)
