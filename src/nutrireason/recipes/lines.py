@@ -136,6 +136,11 @@ STANDALONE_FOODS = {"water", "milk", "cream", "yogurt", "yoghurt", "butter", "ma
 
 _ALTERNATIVE_UNITS = r"cups?|tbsp|tablespoons?|teaspoons?|tsp|oz|ounces?|g|grams?|ml|dl|lbs?|" \
                      r"pounds?|kg|liters?|litres?|cans?|packages?|large|medium|small"
+# "X or Y", "X / Y", "X and/or Y" (not before a number: "1 or 2 eggs" is one food) ...
+OR_SPLIT = re.compile(r"(?i)\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+")
+# ... and "or" before an amount of its own ("1 cup cream or 1/2 cup milk").
+OR_WITH_AMOUNT = re.compile(rf"(?i)\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?:{_ALTERNATIVE_UNITS})\b))|"
+                            r"\s+/\s+(?![\d])|\s+and/or\s+")
 
 
 @lru_cache(maxsize=1)
@@ -153,11 +158,9 @@ def first_alternative(text: str) -> str:
     text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
                   r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
     # "1 or 2 eggs" is one food; "1 cup cream or 1/2 cup milk" two, each with its amount
-    parts = re.split(rf"(?i)\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?:{_ALTERNATIVE_UNITS})\b))|"
-                     r"\s+/\s+(?![\d])|\s+and/or\s+", text, maxsplit=1)
+    parts = OR_WITH_AMOUNT.split(text, maxsplit=1)
     if len(parts) == 2 and not _food_words(parts[0]):  # "3 or 4 cups water": one food
-        parts = re.split(r"(?i)\s+or\s+(?![\d/])|\s+/\s+(?![\d])|\s+and/or\s+", text,
-                         maxsplit=1)
+        parts = OR_SPLIT.split(text, maxsplit=1)
     first = parts[0].strip(" ,;-")
     listed = first.split(",")
     if len(parts) == 2 and len(listed) > 1 and all(len(_food_words(i)) == 1 for i in listed) \
@@ -202,11 +205,11 @@ def _food_words(text: str) -> list[str]:
     """The words of an alternative that are not its quantity, unit or an approximation
     ("2 quarts peanut" and "about 1/4 cup vegetable" hold one food word)."""
     return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower())
-            if w not in _UNIT_WORDS and w not in _MORE_UNIT_WORDS]
+            if w not in _UNIT_WORDS]
 
 
 # Units and approximations the slicer reads that MEASURES does not list.
-_MORE_UNIT_WORDS = {"quart", "quarts", "qt", "pint", "pints", "gallon", "gallons", "liter",
+_UNIT_WORDS |= {"quart", "quarts", "qt", "pint", "pints", "gallon", "gallons", "liter",
                     "liters", "litre", "litres", "ml", "l", "g", "kg", "gram", "grams", "lb",
                     "lbs", "pound", "pounds", "oz", "ounce", "ounces", "about", "approximately",
                     "around", "roughly", "heaping", "scant", "generous", "tin", "tins",

@@ -210,6 +210,7 @@ class StateResolver:
         reduced-fat, sugar-free, whole-grain), from the same kind of food; or a problem when
         SR28 has none (gluten-free flour is not wheat flour)."""
         current = ndb_no
+        asked = {s.split(":")[1] for s in states if s.startswith("qual:")}
         for state in states:
             if not state.startswith("qual:"):
                 continue
@@ -217,7 +218,6 @@ class StateResolver:
             if _honours(self.description[current], name) or \
                     (name == "reduced_fat" and current in self.low_fat):
                 continue
-            asked = {s.split(":")[1] for s in states if s.startswith("qual:")}
             found = self._honouring(current, name, line, asked)
             if found is None:
                 label = name.replace("_", "-")
@@ -235,6 +235,7 @@ class StateResolver:
         original = words(description)
         line_words = words(line)
         shares = {f"{n}%" for n in re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s*%", line)}
+        fat_free = bool(FAT_FREE.search(line.lower()))
         best: tuple[float, str] | None = None
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)
@@ -249,7 +250,7 @@ class StateResolver:
             score = len(original & found) + 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
                 0.3 * len(found - original) - 3 * cooked_mismatch + \
                 10 * any(share in text for share in shares) + \
-                5 * bool(FAT_FREE.search(line.lower()) and FAT_FREE.search(text.lower()))
+                5 * bool(fat_free and FAT_FREE.search(text.lower()))
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
