@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests: install the dev and local extras, pull the bundles the real-data tests read, run
-# ruff and pytest (slow tests included: they use the offline SmolLM2 through llama.cpp).
+# ruff and pytest on every core (slow tests included: they use the offline SmolLM2 through llama.cpp).
 EXTRAS=dev,local,interop,review
 # The HTML report is tested in a real headless Chromium (Debian's package, not a download).
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -11,4 +11,6 @@ source "$(dirname "$0")/env.sh"
 export NUTRIREASON_REQUIRE_BUNDLES=1
 command -v chromium >/dev/null 2>&1 && export NUTRIREASON_REQUIRE_BROWSER=1
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+# One pytest-xdist worker per core (the build stages are built once and shared, see
+# tests/conftest.py); `bash scripts/test.sh -n 0` runs in one process.
+exec .venv/bin/python -m pytest -n auto "$@"

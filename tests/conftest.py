@@ -69,14 +69,13 @@ def new_home(root: Path, builds: Path | None = None) -> Path:
     return home
 
 
-@pytest.fixture(scope="session")
-def stage_home(tmp_path_factory) -> Path:
-    """A data home where the main job's five stages (users, recipes, NGQA, FAM annotation,
-    FAM-Bench; default settings) were built, as `nutrireason demo` builds them."""
+def build_stages(root: Path) -> Path:
+    """A data home under ``root`` where the main job's five stages (users, recipes, NGQA, FAM
+    annotation, FAM-Bench; default settings) were built, as `nutrireason demo` builds them."""
     from nutrireason.paths import ENV_VAR
     from nutrireason.pipeline.demo import demo_stages
 
-    home = new_home(tmp_path_factory.mktemp("stages"))
+    home = new_home(root)
     before = os.environ.get(ENV_VAR)
     os.environ[ENV_VAR] = str(home)
     try:
@@ -88,6 +87,27 @@ def stage_home(tmp_path_factory) -> Path:
         else:
             os.environ[ENV_VAR] = before
     return home
+
+
+@pytest.fixture(scope="session")
+def stage_home(request, tmp_path_factory) -> Path:
+    """The stage home of this test session. Under pytest-xdist (`scripts/test.sh` runs one
+    worker per core) the workers share one, built by whichever asks first while the others
+    wait on a lock, instead of each building its own."""
+    if not hasattr(request.config, "workerinput"):  # a plain, single-process run
+        return build_stages(tmp_path_factory.mktemp("stages"))
+    import shutil
+
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "shared-stages"
+    with FileLock(f"{shared}.lock"):
+        if not (shared / "built").is_file():
+            shutil.rmtree(shared, ignore_errors=True)  # a worker that failed halfway
+            shared.mkdir()
+            build_stages(shared)
+            (shared / "built").touch()
+    return shared / "home"
 
 
 @pytest.fixture(scope="session")
