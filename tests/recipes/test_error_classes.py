@@ -99,6 +99,15 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "four medium carrots (61 g), not four slices"),
     ("1 - 3 pound whole chicken", 3 * 453.592 * 0.68,
      "one 3-pound bird, less SR28's 32 % bone"),
+    ("1 ea. (3–4 pounds) broiler/fryer chicken", 3.5 * 453.592 * 0.68,
+     "a counted bird weighed in parentheses is as bought (the range's middle), less 32 % bone"),
+    ("2 lb fryer chicken", 2 * 453.592 * 0.68, "a fryer is a whole bird, bought with its bone"),
+    ("6 chicken breast halves", 6 * 145,
+     "SR28 weighs a breast by the half (145 g, bone removed): the half is a recipe's piece"),
+    ("2 salmon fillets", 2 * 198,
+     "SR28 weighs salmon by the half fillet (198 g): a recipe's fillet, not a whole side"),
+    ("4 ea. (28–32 ounces) boneless chicken breasts", 30 * 28.3495,
+     "a ranged parenthetical after a count is the total, at the range's middle"),
 ])
 def test_weights(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
@@ -108,7 +117,9 @@ def test_weights(resolver, line, grams, why):
     ("1 tablespoon Diamond Crystal kosher salt", 3 * 2.8,
      "the brand's label: 1/4 tsp = 0.7 g, so 2.8 g a teaspoon"),
     ("1 tsp Morton kosher salt", 4.8, "the brand's label: 1/4 tsp = 1.2 g"),
-    ("1 tsp kosher salt", 6.0, "unbranded kosher salt is weighed as table salt (SR28 1 tsp)"),
+    ("1 tsp kosher salt", 4.8, "unbranded kosher salt: the denser brand's label (Morton), "
+                               "lighter than table salt's 6 g a teaspoon"),
+    ("1 tsp coarse salt", 6.0, "coarse salt of no named kind is table salt (SR28 1 tsp = 6 g)"),
     ("1/2 kilo minced beef", 500.0, "'kilo' is a kilogram"),
     ("1 /2 cup sugar", 100.0, "'1 /2' is one half (SR28 sugar: 1 cup = 200 g)"),
     ("2 pork chops (about 300g/10oz in total)", 300.0,

@@ -71,6 +71,12 @@ def test_leading_quantity(text, quantity, unit):
     ("4 lamb shanks (about 3 pounds)", 3, "pound", False),  # after the food: the total
     ("2 trout (8 oz. each, cleaned)", 8, "ounce", True),
     ("2 tins sardines (120 g / 4 oz each)", 120, "gram", True),
+    # a range gives its middle, as a leading range does: one steak of 6 to 8 ounces
+    ("1 (6–8 oz / 170–225 g) ribeye steak", 7, "ounce", True),
+    ("4 ea. (28–32 ounces) boneless chicken breasts", 30, "ounce", False),  # the four together
+    ("2 cans (30 to 40 oz) crushed pineapple", 35, "ounce", False),
+    ("1 (3-1/2 oz) bar chocolate", 3.5, "ounce", True),  # a mixed number, not 3 to 1/2
+    ("1 roast (4-3 pounds)", None, None, None),  # a range that falls is no measure
     ("1 cup rice (cooked)", None, None, None),
 ])
 def test_paren_measure(line, quantity, unit, each):
@@ -89,6 +95,9 @@ def test_paren_measure(line, quantity, unit, each):
     ("1 (28 oz) can crushed tomatoes", 28, "ounce", "tomatoes"),
     ("6 chicken thighs (about 2 pounds)", 2, "pound", "chicken thigh"),  # the cut stays
     ("1 cup (150 g) cashews", 150, "gram", "cashews"),  # a mass beats a cup
+    ("1 ea. (3–4 pounds) whole chicken", 3.5, "pound", "chicken"),  # a range: its middle
+    ("⅔–¾ cup (120–150 g) brown sugar", 135, "gram", "brown sugar"),
+    ("1 pack (800 g) spaghetti noodles", 800, "gram", "spaghetti noodles"),  # a pack: package
     ("250 g (2 cups) flour", 250, "gram", "flour"),  # a mass on the line stays
     ("1 lb asparagus, tough ends snapped off", 1, "pound", "asparagus"),
     # the slicer drops product nouns that are also unit words: they name another food

@@ -192,6 +192,21 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
      "a cooking word the line says is no penalty"),
     ("3 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat and skin, cooked, "
      "roasted", "rotisserie chicken is roasted"),
+    # birds, eggs and fish named by their kind
+    ("1 fried chicken egg (sunny side-up)", "Egg, whole, cooked, fried",
+     "a chicken egg is an egg, not fried chicken"),
+    ("6 chicken fillets, cut into 2 cm pieces",
+     "Chicken, broiler or fryers, breast, skinless, boneless, meat only, raw",
+     "a chicken fillet is a breast fillet, not half a bird (SR28's '0.5 chicken' portion)"),
+    ("1 whole chicken, cut into pieces (breast cut into 4 pieces)",
+     "Chicken, broilers or fryers, meat and skin, raw",
+     "a cut named in the parenthesis of a whole bird does not make it that cut"),
+    ("1 side (1.5-2 lb) of sockeye salmon", "Fish, salmon, sockeye, raw",
+     "fresh sockeye, not the canned entry the token score preferred"),
+    ("1 lb king salmon fillet", "Fish, salmon, chinook, raw",
+     "king salmon is chinook, not the Alaska Native entry"),
+    ("1 ea. (5-6 lb) fat hen", "Chicken, stewing, meat and skin, raw",
+     "a fat hen is a stewing hen"),
 ])
 def test_line_matches_its_entry(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why

@@ -189,9 +189,16 @@ class Weigher:
             if portion is None:  # "15 pieces tofu": a quarter block is no piece
                 return Weighed(None, None, f"SR28 has no per-{parsed.unit or 'item'} portion "
                                            "for this food")
+        if portion.amount == 0.5 and HALF_PIECES.search(portion.text):
+            # SR28 weighs a breast or a large fish's fillet by the half (one side of the bird,
+            # half a side of salmon): that half is the piece a recipe counts ("2 chicken breast
+            # halves", "4 salmon fillets"), not two of it
+            return Weighed(parsed.quantity * portion.grams,
+                           f"{portion.describe()} (the half is one piece)")
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 
 
+HALF_PIECES = re.compile(r"^(?:breast|fillet|filet)s?\b")
 # A diameter stated with the count, before the food ("6 (8-inch) tortillas", "2 10" pitas");
 # a burrito-size tortilla is the 10-inch one. "cut into 1-inch pieces" says no size.
 _LEADING_DIAMETER = re.compile(r'^\s*\d+(?:\.\d+|\s+\d+/\d+|/\d+)?\s*\(?\s*(\d+(?:\.\d+)?)\s*-?\s*'

@@ -51,7 +51,7 @@ _MEASURE_WORDS = "|".join(sorted((re.escape(k) for k in MEASURES), key=len, reve
 
 UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "tbls?": "tablespoon",
                       "tbsps": "tablespoon", "tsps": "teaspoon", "pkts?": "packet",
-                      "ltrs?": "liter", "mls": "ml",
+                      "packs?": "package", "ltrs?": "liter", "mls": "ml",
                       "cupfuls?": "cup", "ea": ""}
 # Decilitres and centilitres, which the slicer does not read, as millilitres.
 METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl|decilit(?:er|re)s?|"
@@ -361,18 +361,29 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
         text = expand_abbreviations(re.split(r",|\s/\s|/\s|(?<=[a-z.])/(?=\d)",
                                              inner.lower())[0])
         text = re.sub(r"\s+each$", " each", text)
-        match = re.fullmatch(rf"({_NUMBER})\s*-?\s*({_MEASURE_WORDS})\.?(\s+each)?"
+        match = re.fullmatch(rf"({_NUMBER})(?:\s*(?:-|to)\s*({_NUMBER}))?\s*-?\s*"
+                             rf"({_MEASURE_WORDS})\.?(\s+each)?"
                              r"(?:\s+(?:can|package|jar|bag|box|bottle|carton|container|tin))?",
                              text)
         if not match:
             continue
-        value = parse_number(match.group(1))
+        value = range_middle(match.group(1), match.group(2))
         if value is None or value <= 0:
             continue
         after_number = re.match(rf"^\s*{_NUMBER}\s*\(\s*{re.escape(inner)}", line) is not None
-        each = bool(match.group(3)) or bool(re.search(r"\beach\b", inner.lower()))
-        return Measure(value, MEASURES[match.group(2)], each or after_number)
+        each = bool(match.group(4)) or bool(re.search(r"\beach\b", inner.lower()))
+        return Measure(value, MEASURES[match.group(3)], each or after_number)
     return None
+
+
+def range_middle(low: str, high: str | None) -> float | None:
+    """A measure's number, or the middle of its range ("6-8 oz" -> 7, as a leading range);
+    a range that falls ("4-3 pounds") is no measure."""
+    first = parse_number(low)
+    if high is None or first is None:
+        return first
+    last = parse_number(high)
+    return (first + last) / 2 if last is not None and last > first else None
 
 
 def each_clause(main: str) -> Measure | None:
@@ -387,11 +398,9 @@ def each_clause(main: str) -> Measure | None:
             re.match(rf"^{re.escape(leading.text)}\s*-?\s*(?:{_MEASURE_WORDS})\.?(?![\w])", head,
                      re.I):
         return None
-    low = parse_number(found.group(1))
-    high = parse_number(found.group(2)) if found.group(2) else None
-    if low is None or low <= 0:
+    size = range_middle(found.group(1), found.group(2))
+    if size is None or size <= 0:
         return None
-    size = (low + high) / 2 if high and high > low else low
     return Measure(size, MEASURES[found.group(3).lower()], True)
 
 

@@ -342,7 +342,14 @@ QUALIFIER_PATTERNS = {
 # Meat still on its bone (weights are as purchased), unless the line says it is off.
 BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
                      r"roaster|fryer)\b|\b(drumsticks?|wings?|spare ?ribs|short ribs|shanks?|"
-                     r"chicken legs?|leg quarters?)\b")
+                     r"chicken legs?|leg quarters?)\b|"
+                     # a bird sold whole: "broiler/fryer chicken", "roasting chicken", "fat hen"
+                     r"\b(?:broiler|fryer|roaster|roasting|stewing)\b[\w/ -]*\bchickens?\b|"
+                     r"\b(?:fat|stewing|boiling)\s+hens?\b|"
+                     # a count of birds weighed: "1 ea. (3-4 pounds) chicken", "2 (3 lb) ducks"
+                     r"^\s*\d+\s*(?:ea\.?\s*)?\([^)]*\b(?:pounds?|lbs?|kg|kilos?|ounces?|oz)\b"
+                     r"[^)]*\)\s*(?:whole\s+)?(?:[a-z/-]+\s+)?(?:chicken|hen|duck|goose|turkey|"
+                     r"capon)s?\b(?!\s+(?:breast|thigh|leg|wing|drumstick|fillet|filet|tender))")
 BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
                       r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
@@ -412,8 +419,11 @@ def line_states(text: str) -> list[str]:
     for name, pattern in QUALIFIER_PATTERNS.items():
         if pattern.search(qualifier_text(lowered)):
             found.add(f"qual:{name}")
+    # "1 whole chicken, cut into pieces (breast cut into 4 pieces)" is the whole bird
+    cut_text = re.sub(r"\([^)]*\)", " ", lowered) if re.search(r"\bwhole\b", before_comma) \
+        else lowered
     for cut in CUTS:
-        if re.search(rf"\b{cut}s?\b", lowered):
+        if re.search(rf"\b{cut}s?\b", cut_text):
             found.add(f"part:{cut}")
             break
     return sorted(found)
