@@ -108,6 +108,10 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "SR28 weighs salmon by the half fillet (198 g): a recipe's fillet, not a whole side"),
     ("4 ea. (28–32 ounces) boneless chicken breasts", 30 * 28.3495,
      "a ranged parenthetical after a count is the total, at the range's middle"),
+    ("24 chicken wings", 24 * 107 * 0.62,
+     "SR28's wing piece (107 g, n = 11) was weighed with its bone: 38 % refuse comes off"),
+    ("2 turkey wings", 2 * 256,
+     "SR28's turkey wing portion says 'bone removed': nothing comes off"),
 ])
 def test_weights(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

@@ -81,6 +81,9 @@ class RecipeRules(_Strict):
 
 # SR28's whole birds ("Turkey, whole, meat and skin, raw"): weighed as purchased, with bone.
 WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*, whole, meat\b")
+# SR28 portions already without bone: "1 wing, bone removed", "1 chop without refuse",
+# "1 unit (yield from 1 lb ready-to-cook chicken)".
+PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
@@ -281,12 +284,17 @@ class Resolver:
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line
-        matched to SR28's whole bird is bone-in unless it says boneless."""
+        matched to SR28's whole bird is bone-in unless it says boneless. So does a count of
+        bone-in pieces weighed by SR28's piece as sampled ("24 chicken wings": 1 piece = 107 g
+        with its 38 % bone), unless the portion says its bone is off."""
         states = parsed.states
         if WHOLE_BIRD.match(item.sr28_description or "") and not BONELESS.search(parsed.line):
             states = [*states, "bone_in"]  # "10 pounds turkey" matched to the whole bird
+        as_sampled = parsed.unit_kind == "count" and \
+            (item.grams_method or "").startswith("sr28_weight") and \
+            not PORTION_OFF_THE_BONE.search(item.grams_method or "")
         edible = self.states.edible_share(item.ndb_no, states) \
-            if parsed.unit_kind == "mass" else None
+            if parsed.unit_kind == "mass" or as_sampled else None
         if edible is None or item.grams is None:
             return
         share, where = edible
