@@ -74,3 +74,29 @@ def test_lime_zest_is_not_a_whole_lime(resolver, line):
 ])
 def test_standard_can_sizes(grams, expected):
     assert standard_can(grams) is expected
+
+
+def _fried(title: str, oil: str, steps: list[str]):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    return RecipeRecord(id="f", title=title, servings=4, instructions=steps,
+                        ingredients=["1 lb shrimp, peeled", "1 cup all-purpose flour",
+                                     "2 eggs", oil])
+
+
+@pytest.mark.parametrize(("title", "oil", "steps", "excluded", "why"), [
+    ("Fried shrimp", "2 quarts peanut oil", ["Heat the oil to 375°F.", "Fry the shrimp."], True,
+     "two quarts of oil in a recipe that fries is a bath: excluded, not 17,000 kcal eaten"),
+    ("Shrimp fritters", "1 cup vegetable oil, for frying", [], True,
+     "a cup of oil the line says is for frying is a bath too"),
+    ("Shrimp bake", "2 quarts peanut oil", ["Bake 20 minutes."], False,
+     "a recipe whose steps never fry keeps its oil as written"),
+    ("Shrimp in garlic oil", "2 quarts olive oil", ["Fry the garlic in the oil."], False,
+     "a title that names the oil: the oil is the dish"),
+    ("Fried shrimp", "2 tablespoons peanut oil", ["Fry the shrimp."], False,
+     "a pan-fry's spoonfuls of oil are eaten"),
+])
+def test_a_deep_frying_bath_excludes_its_recipe(resolver, title, oil, steps, excluded, why):
+    resolved = resolver.recipe(_fried(title, oil, steps))
+    assert (not resolved.kept and "deep-frying oil" in (resolved.exclusion or "")) is excluded, \
+        (why, resolved.exclusion)

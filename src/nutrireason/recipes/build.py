@@ -76,6 +76,7 @@ class RecipeRules(_Strict):
     nutrient_coverage: RuleValue
     packet_grams: RuleValue
     can_grams: RuleValue
+    frying_oil_grams: RuleValue
     categories: list[CategoryRule]
 
 
@@ -84,6 +85,9 @@ WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*
 # SR28 portions already without bone: "1 wing, bone removed", "1 chop without refuse",
 # "1 unit (yield from 1 lb ready-to-cook chicken)".
 PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
+# Words that say a recipe (or an oil line) fries: "deep-fry", "fry until golden", "for frying".
+FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
+FRYING_LINE_GRAMS = 200.0  # a line that says it is for frying, from a cup of oil
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
@@ -318,7 +322,7 @@ class Resolver:
         """Resolve a recipe and decide whether it is kept (and flagged for review)."""
         items = [self.ingredient(line) for line in record.ingredients]
         category = food_category(record, self.rules)
-        exclusion = self._exclusion(items)
+        exclusion = self._exclusion(items) or self._frying_bath(record, items)
         nutrition, flags = None, []
         if exclusion is None:
             nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
@@ -367,6 +371,25 @@ class Resolver:
             return (f"unresolved ingredients: {len(unresolved)} of {len(quantified)} quantified "
                     f"lines, {mass_share:.0%} of the estimated mass (first: {first.line!r}: "
                     f"{first.problem})")
+        return None
+
+    def _frying_bath(self, record: RecipeRecord, items: list[ResolvedIngredient]) -> str | None:
+        """A deep-frying bath ("2 1/2 quarts peanut oil" in fried shrimp, "1 cup oil, for
+        frying") is mostly left in the pan and what the food takes up is not in the recipe:
+        the recipe is excluded rather than counted with the whole bath. An infused oil (the
+        title names an oil) is the oil itself."""
+        if re.search(r"(?i)\boils?\b", record.title or ""):
+            return None
+        fries = bool(FRYING.search(" ".join(record.instructions)))
+        limit = self.rules.frying_oil_grams.value
+        for item in items:
+            if not (item.grams and self.states.group.get(item.ndb_no) == "0400"
+                    and re.search(r"(?i)\boil\b", item.line)):
+                continue
+            says_so = FRYING.search(item.line) and item.grams >= FRYING_LINE_GRAMS
+            if says_so or (fries and item.grams > limit):
+                return f"deep-frying oil: {item.grams:,.0f} g in {item.line!r}; the oil a " \
+                       "fried food takes up is not in the recipe"
         return None
 
     def _estimate(self, item: ResolvedIngredient) -> float | None:
