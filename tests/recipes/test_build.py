@@ -138,3 +138,31 @@ def test_cli_build_skips_when_up_to_date_and_rebuilds_when_inputs_change(tmp_pat
     third = CliRunner().invoke(app, args)
     assert "up to date" not in third.output
     assert json.loads((tmp_path / "out" / "quality.json").read_text())["recipes"] == 2
+
+
+def test_no_carbohydrate_means_no_sugar_nor_fiber():
+    """Sugars and fiber are part of carbohydrate: a food SR28 gives 0 g carbohydrate (raw
+    shrimp, beef) has none of them when SR28 leaves them blank; a blank next to a known
+    carbohydrate stays unknown."""
+    import math
+
+    from nutrireason.recipes.build import no_carbohydrate_no_sugar
+
+    table = pd.DataFrame({"ndb_no": ["shrimp", "bread", "beef"],
+                          "carbohydrates": [0.0, 49.0, 0.0],
+                          "sugar": [float("nan"), float("nan"), 0.2],
+                          "fiber": [float("nan"), 2.7, float("nan")]})
+    values = no_carbohydrate_no_sugar(table)
+    assert (values["shrimp"]["sugar"], values["shrimp"]["fiber"]) == (0.0, 0.0)
+    assert math.isnan(values["bread"]["sugar"]) and values["bread"]["fiber"] == 2.7
+    assert (values["beef"]["sugar"], values["beef"]["fiber"]) == (0.2, 0.0)
+
+
+def test_a_meat_dish_sugar_is_not_spread_over_its_meat(resolver):
+    # 1 lb raw shrimp (SR28: 0 g carbohydrate, sugar blank) and 1 tbsp honey (17 g, 82 % sugar):
+    # 14 g of sugar over 475 g, not over the honey alone
+    recipe = resolver.recipe(RecipeRecord(id="s", title="Honey shrimp", servings=2,
+                                          ingredients=["1 lb shrimp", "1 tablespoon honey"]))
+    per_100g = recipe.nutrition.per_100g["sugar"]
+    assert recipe.nutrition.coverage["sugar"] == 1.0
+    assert per_100g == pytest.approx(21 * 0.8212 / (453.592 + 21) * 100, rel=0.02)

@@ -207,6 +207,11 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
      "king salmon is chinook, not the Alaska Native entry"),
     ("1 ea. (5-6 lb) fat hen", "Chicken, stewing, meat and skin, raw",
      "a fat hen is a stewing hen"),
+    ("1 lb shrimp, peeled", "Crustaceans, shrimp, raw (not previously frozen)",
+     "shrimp as it is, not SR28's phosphate-soaked 'may have been previously frozen' entry"),
+    ("1 lb frozen shrimp, thawed",
+     "Crustaceans, shrimp, mixed species, raw (may have been previously frozen)",
+     "frozen retail shrimp is the soaked entry"),
 ])
 def test_line_matches_its_entry(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why

@@ -80,6 +80,18 @@ class RecipeRules(_Strict):
     categories: list[CategoryRule]
 
 
+def no_carbohydrate_no_sugar(nutrients: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """SR28's nutrients per 100 g by food, where a food with no carbohydrate (0 g: meat, fish,
+    eggs, oils) has no sugar and no fiber either when SR28 leaves those blank (sugars and
+    fiber are part of carbohydrate): a blank would count the food's mass as unknown and
+    spread the other ingredients' sugar over it (562 such foods, raw shrimp among them)."""
+    table = nutrients.set_index("ndb_no")
+    none = table["carbohydrates"] == 0
+    for name in ("sugar", "fiber"):
+        table.loc[none & table[name].isna(), name] = 0.0
+    return table.to_dict(orient="index")
+
+
 # SR28's whole birds ("Turkey, whole, meat and skin, raw"): weighed as purchased, with bone.
 WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*, whole, meat\b")
 # SR28 portions already without bone: "1 wing, bone removed", "1 chop without refuse",
@@ -160,7 +172,7 @@ class Resolver:
         return cls(Matcher(sr28.foods, reviewed.names),
                    Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides,
                            small_kind_foods(sr28.foods)),
-                   sr28.nutrients.set_index("ndb_no").to_dict(orient="index"),
+                   no_carbohydrate_no_sugar(sr28.nutrients),
                    load_recipe_rules(), load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
@@ -237,11 +249,12 @@ class Resolver:
         relative that has one (reduced-fat cheddar by cheddar's shredded cup, frozen butternut
         squash by raw butternut's cubes) rather than ingredient-slicer's generic density; a
         count the entry has no piece for, by the relative's piece ("20 frozen cherries" by
-        raw cherries' 8 g cherry)."""
+        raw cherries' 8 g cherry; "20 large shrimp" by its relative's large ones)."""
         if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
             piece = (parsed.unit or "").rstrip("s")
-            return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and (
-                piece in method or "medium" in method)) or weighed
+            words = [w for w in (piece, "medium", *parsed.size) if w]
+            return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and any(
+                re.search(rf"\b{re.escape(w)}\b", method) for w in words)) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
         return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(
