@@ -212,6 +212,13 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
     ("1 lb frozen shrimp, thawed",
      "Crustaceans, shrimp, mixed species, raw (may have been previously frozen)",
      "frozen retail shrimp is the soaked entry"),
+    ("2 slices smoked mozzarella cheese", "Cheese, mozzarella, whole milk",
+     "smoking flavours a cheese; the token score had taken nonfat mozzarella"),
+    ("1 cup shredded part-skim mozzarella", "Cheese, mozzarella, low moisture, part-skim",
+     "parsed as 'skim mozzarella', which found no food"),
+    ("3 teaspoons milk (whole fat milk is best, but part skim would be fine)",
+     "Milk, whole, 3.25% milkfat, with added vitamin D",
+     "a qualifier offered as what 'would be fine' is an option, not the food"),
 ])
 def test_line_matches_its_entry(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why

@@ -254,7 +254,7 @@ class Resolver:
             piece = (parsed.unit or "").rstrip("s")
             words = [w for w in (piece, "medium", *parsed.size) if w]
             return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and any(
-                re.search(rf"\b{re.escape(w)}\b", method) for w in words)) or weighed
+                re.search(rf"\b{re.escape(w)}(?:e?s)?\b", method) for w in words)) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
         return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(

@@ -368,7 +368,8 @@ LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s.*$")
 _CONDITION = r"if\s+(?:preferred|needed|necessary|desired|required|wanted|avoiding|you\s+" \
              r"(?:like|prefer|need|want|wish|are))\b"
 OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?:stitute)?)\b|"
-                                rf"[^)]*\b(?:{_CONDITION}|works?\b|can\s+work|is\s+fine))"
+                                rf"[^)]*\b(?:{_CONDITION}|works?\b|can\s+work|(?:is|would\s+be)\s+fine|"
+                                r"would\s+(?:also\s+)?work))"
                                 rf"[^)]*\)|"
                                 rf"\b(?:use\s+)?[a-z]+(?:[- ][a-z]+)?,?\s+{_CONDITION}")
 
