@@ -110,6 +110,9 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "a ranged parenthetical after a count is the total, at the range's middle"),
     ("24 chicken wings", 24 * 107 * 0.62,
      "SR28's wing piece (107 g, n = 11) was weighed with its bone: 38 % refuse comes off"),
+    ("20 wonton wrappers", 20 * 8.0,
+     "SR28's wonton wrapper (3 1/2 inch, 8 g), named by the food, not its first portion, the "
+     "32 g egg roll wrapper"),
     ("20 large shrimp", 20 * 7.0,
      "the untreated shrimp entry has no piece: its relative's large one (4 large = 28 g)"),
     ("2 turkey wings", 2 * 256,

@@ -167,6 +167,9 @@ class Weigher:
         if parsed.unit is None:  # a container the line names ("1 block firm tofu") is its piece
             wanted += [w for w in sorted(CONTAINER_MEASURES)
                        if re.search(rf"(?i)\b{w}\b", parsed.line)]
+            # then a portion named by the food's own words ("20 wonton wrappers": SR28's
+            # wonton wrapper, not its first portion, an egg roll wrapper)
+            wanted += [w for w in (parsed.food or "").split() if len(w) > 2]
         synonym = next((word for word in UNIT_SYNONYMS.get(parsed.unit or "", ())
                         if _names(countable, word)), None)
         if synonym and not _names(countable, parsed.unit):

@@ -59,7 +59,11 @@ PRODUCT_HEADS = {"powder", "sauce", "dressing", "seasoning", "extract", "bouillo
                  "dough", "crust", "pudding", "custard", "coating", "frosting", "icing",
                  "flake", "chutney", "starter", "rub", "liqueur", "schnapps", "beer",
                  "gelatin", "nectar", "relish", "salsa", "curry", "vinaigrette", "glaze",
-                 "ketchup", "catsup"}
+                 "ketchup", "catsup",
+                 # filled and shaped doughs: "cheese tortellini" is no cheese, "potato
+                 # gnocchi" no potatoes
+                 "tortellini", "ravioli", "gnocchi", "pierogi", "empanada", "samosa",
+                 "dumpling", "wonton"}
 # Words that stand for one another in a product head.
 HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "broth": {"broth", "stock", "bouillon", "soup"},
