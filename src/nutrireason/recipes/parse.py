@@ -212,9 +212,32 @@ def _parse(text: str) -> ParsedLine:
     parsed.kind = "quantified"
     parsed.quantity = quantity
     parsed.unit_kind = unit_kind(unit)
+    if parsed.unit_kind == "mass" and "paren_measure" not in rules and \
+            cooking_instruction(text):
+        # "1 pound penne pasta, cooked al dente and drained": a pound of dry pasta, to cook
+        # (not "1 cup (600 g) basmati rice, cooked": the cup is dry, the grams cooked)
+        parsed.states = [s for s in parsed.states if s not in ("cooked", "boiled")]
+        parsed.rules.append("cooking_instruction")
     parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     return parsed
+
+
+# Staples bought dry and weighed dry: a cooking word after them on a line with a mass is what
+# to do with them ("8 ounces orzo, cooked and well drained"), not the state they are weighed in.
+DRY_STAPLES = re.compile(r"\b(?:pasta|spaghetti|linguine|fettuccine|penne|macaroni|noodles?|"
+                         r"orzo|rigatoni|ziti|fusilli|rotini|farfalle|lasagne|lasagna|"
+                         r"vermicelli|rice|quinoa|couscous|barley|bulgur|lentils?|beans?|"
+                         r"chickpeas?)\b")
+COOKING_INSTRUCTION = re.compile(r"\b(?:cooked|boiled)\b")
+
+
+def cooking_instruction(text: str) -> bool:
+    """A dry staple with a cooking word only after it: cooking is the instruction."""
+    lowered = text.lower()
+    staple = DRY_STAPLES.search(lowered)
+    cooking = COOKING_INSTRUCTION.search(lowered)
+    return bool(staple and cooking and cooking.start() > staple.end())
 
 
 # Preparation words SR28 portion names use ("1 cup, shredded"); found anywhere on the line.
@@ -335,7 +358,7 @@ QUALIFIER_PATTERNS = {
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
                               r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"
-                              r"(?<![\d.])[12]\s*%\s*(?:milk|milkfat|greek|yogurt|cottage)\b"),
+                              r"(?<![\d.])[12]\s*%\s*(?:(?:milk)?fat\s+)?(?:milk|milkfat|greek|yogurt|cottage)\b"),
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
     "whole_grain": re.compile(r"\bwhole[- ]?(?:wheat|grain)\b|\bwhole ?meal\b"),
 }

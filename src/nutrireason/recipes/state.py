@@ -162,6 +162,10 @@ class StateResolver:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
         states = implied_states(self.group.get(ndb_no), states)
+        if "drained" in states and SOAKED.search(line):
+            # "dried chickpeas, soaked and drained": the soak is drained (the matched name
+            # may already have used the word "dried")
+            states = [s for s in states if s != "drained"]
         current, problem = self._qualified(self._lean(ndb_no, states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
@@ -315,10 +319,16 @@ class StateResolver:
             wanted.insert(0, "skinless")
         if "raw" in states and not wanted and found & COOKING_WORDS:
             wanted.append("raw")  # "macaroni (uncooked)" matched to a cooked entry
+        if "dried" in wanted and self.group.get(ndb_no) == LEGUMES and \
+                found & (COOKING_WORDS | {"canned"}):
+            # dried beans are SR28's raw mature seeds ("dried chickpeas" matched to canned)
+            wanted[wanted.index("dried")] = "raw"
         if self.group.get(ndb_no) in MEAT_GROUPS:
             wanted = parts[:1] + wanted
         if "drained" in states and self.group[ndb_no] in CANNED_GROUPS \
-                and "canned" not in wanted:
+                and "canned" not in wanted and not DRAINED_OTHERWISE & set(states):
+            # "2 cups cooked adzuki beans, drained", "dried chickpeas, soaked and drained":
+            # the pot or the soak was drained, not a can
             wanted.insert(0, "canned")
         if "drained" in states and "liquid" in found:
             wanted.insert(0, "drained")  # "canned, solids and liquids" -> "drained solids"
@@ -355,6 +365,10 @@ class StateResolver:
         return None if best is None else best[1]
 
 
+LEGUMES = "1600"
+SOAKED = re.compile(r"(?i)\b(?:dried|soaked|soak)\b")
+# States that say what was drained when it is not a can.
+DRAINED_OTHERWISE = frozenset({"cooked", "boiled", "dried", "raw"})
 # Words that ask for corn on the cob.
 EAR_WORDS = frozenset({"cob", "cobs", "ear", "ears"})
 
@@ -458,6 +472,8 @@ def _preference(found: set[str], base: set[str], state: str, states: list[str],
         score -= 1.5  # a can the line does not drain is its solids and liquids
     if "rinsed" in found and "rinsed" not in states:
         score -= 1
+    if "liquid" in found and "solid" not in found and not {"liquid", "juice"} & line_words:
+        score -= 4  # "canned clams" are the clams, not SR28's canning liquid alone
     if "salt" in found and "without" not in found:
         score -= 2
     if "low" in found or "sodium" in found:
