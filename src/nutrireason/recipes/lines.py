@@ -202,10 +202,15 @@ _UNIT_WORDS = set(MEASURES) | {"can", "cans", "jar", "jars", "package", "package
 
 
 def _food_words(text: str) -> list[str]:
-    """The words of an alternative that are not its quantity, unit or an approximation
-    ("2 quarts peanut" and "about 1/4 cup vegetable" hold one food word)."""
+    """The words of an alternative that are not its quantity, unit, an approximation or a
+    word of how it was made ("2 quarts peanut", "about 1/4 cup vegetable" and "1 cup homemade
+    chicken" hold one food word)."""
     return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower())
-            if w not in _UNIT_WORDS]
+            if w not in _UNIT_WORDS and w not in _MAKING_WORDS]
+
+
+_MAKING_WORDS = {"homemade", "home-made", "store-bought", "storebought", "good", "quality",
+                 "organic", "leftover"}
 
 
 # Units and approximations the slicer reads that MEASURES does not list.
@@ -244,6 +249,7 @@ INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|t
 # "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
 # part of X's own entry ("chicken thighs with skin", "potatoes with peel").
 WITH_CLAUSE = re.compile(r"(?i)\s+(?:with(?:out)?|in(?=\s+(?:its|their)?\s*(?:own\s+)?"
+                         r"(?:(?:unsweetened|natural|light|heavy|fruit|pineapple)\s+)?"
                          r"(?:juice|syrup)\b))\s+"
                          r"(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)[^,;]*")
 
@@ -252,7 +258,8 @@ WITH_CLAUSE = re.compile(r"(?i)\s+(?:with(?:out)?|in(?=\s+(?:its|their)?\s*(?:ow
 PURPOSE_CLAUSE = re.compile(r"(?i)[\s,]+(?:to|for)\s+(?:fry|frying|deep[- ]?fry(?:ing)?|"
                             r"shallow[- ]?fry(?:ing)?|greas(?:e|ing)|serv(?:e|ing)|garnish(?:ing)?|"
                             r"dust(?:ing)?|brush(?:ing)?|drizzl(?:e|ing)|sprinkl(?:e|ing)|"
-                            r"coat(?:ing)?|dredg(?:e|ing)|decorat(?:e|ing|ion)|the pan)\b[^,;]*")
+                            r"coat(?:ing)?|dredg(?:e|ing)|decorat(?:e|ing|ion)|the pan|"
+                            r"soak(?:ing)?|grind(?:ing)?|blanch(?:ing)?)\b[^,;]*")
 
 
 def set_aside_clauses(text: str) -> tuple[str, list[str]]:

@@ -212,7 +212,7 @@ def _parse(text: str) -> ParsedLine:
     parsed.kind = "quantified"
     parsed.quantity = quantity
     parsed.unit_kind = unit_kind(unit)
-    if parsed.unit_kind == "mass" and "paren_measure" not in rules and \
+    if parsed.unit_kind == "mass" and unit_kind(piece) != "volume" and \
             cooking_instruction(text):
         # "1 pound penne pasta, cooked al dente and drained": a pound of dry pasta, to cook
         # (not "1 cup (600 g) basmati rice, cooked": the cup is dry, the grams cooked)
@@ -392,6 +392,7 @@ _CONDITION = r"if\s+(?:preferred|needed|necessary|desired|required|wanted|avoidi
              r"(?:like|prefer|need|want|wish|are))\b"
 OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?:stitute)?)\b|"
                                 rf"[^)]*\b(?:{_CONDITION}|works?\b|can\s+work|(?:is|would\s+be)\s+fine|"
+                                r"(?:you\s+)?(?:can|could)\s+(?:also\s+)?use|"
                                 r"would\s+(?:also\s+)?work))"
                                 rf"[^)]*\)|"
                                 rf"\b(?:use\s+)?[a-z]+(?:[- ][a-z]+)?,?\s+{_CONDITION}")
