@@ -314,7 +314,8 @@ class StateResolver:
                               "frozen", "dried", "smoked") if s in states]
         found = words(self.description[ndb_no])
         named = words(re.sub(r"\([^)]*\)", " ", self.description[ndb_no]))
-        parts = [p for p in PARTS if f"part:{p}" in states and p not in named]
+        joined = self.description[ndb_no].lower().replace(" ", "")  # "rib eye" is ribeye
+        parts = [p for p in PARTS if f"part:{p}" in states and p not in named and p not in joined]
         if "skinless" in states and "skin" in found:
             wanted.insert(0, "skinless")
         if "raw" in states and not wanted and found & COOKING_WORDS:
@@ -343,7 +344,8 @@ class StateResolver:
         best: tuple[float, str] | None = None
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)
-            if other == ndb_no or not found & set(STATE_WORDS[state]):
+            joined_cut = state in PARTS and state in text.lower().replace(" ", "")
+            if other == ndb_no or not (found & set(STATE_WORDS[state]) or joined_cut):
                 continue
             if state == "raw" and found & COOKING_WORDS:
                 continue
@@ -359,7 +361,8 @@ class StateResolver:
             score = _preference(found, base, state, states, line_words) + \
                 0.5 * len(words(description) & found) - 0.1 * len(found) + \
                 1.5 * len((found - NEUTRAL_WORDS) & line_words) - \
-                5 * _adds_a_food(text, line_words)
+                5 * _adds_a_food(text, line_words) + \
+                (4 if joined_cut and not found & set(STATE_WORDS[state]) else 0)  # "rib eye"
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
@@ -472,6 +475,8 @@ def _preference(found: set[str], base: set[str], state: str, states: list[str],
         score -= 1.5  # a can the line does not drain is its solids and liquids
     if "rinsed" in found and "rinsed" not in states:
         score -= 1
+    if state in PARTS and {"lean", "only"} <= found and "lean" not in line_words:
+        score -= 6  # a cut as bought keeps its fat: SR28's lean-only analysis is trimmed of it
     if "liquid" in found and "solid" not in found and not {"liquid", "juice"} & line_words:
         score -= 4  # "canned clams" are the clams, not SR28's canning liquid alone
     if "salt" in found and "without" not in found:
