@@ -201,6 +201,11 @@ _UNIT_WORDS = set(MEASURES) | {"can", "cans", "jar", "jars", "package", "package
                                "large", "medium", "small", "x"}
 
 
+# Words of how a food was made or bought, not of which food it is.
+_MAKING_WORDS = {"homemade", "home-made", "store-bought", "storebought", "good", "quality",
+                 "organic", "leftover"}
+
+
 def _food_words(text: str) -> list[str]:
     """The words of an alternative that are not its quantity, unit, an approximation or a
     word of how it was made ("2 quarts peanut", "about 1/4 cup vegetable" and "1 cup homemade
@@ -208,9 +213,6 @@ def _food_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z][a-z'-]*", text.lower())
             if w not in _UNIT_WORDS and w not in _MAKING_WORDS]
 
-
-_MAKING_WORDS = {"homemade", "home-made", "store-bought", "storebought", "good", "quality",
-                 "organic", "leftover"}
 
 
 # Units and approximations the slicer reads that MEASURES does not list.
@@ -279,7 +281,8 @@ def set_aside_clauses(text: str) -> tuple[str, list[str]]:
 # the juice, the bulk of what is used) when nothing else on it says the flesh is eaten.
 CITRUS_LINE = re.compile(rf"(?i)^\s*(?P<amount>{_NUMBER})\s+"
                          r"(?P<size>(?:large|medium|small)(?:[- ]sized?)?\s+)?"
-                         r"(?P<fruit>lemon|lime|orange|grapefruit|tangerine)(?:e?s)?\b(?P<rest>.*)$")
+                         r"(?P<fruit>lemon|lime|orange|grapefruit|tangerine)(?:e?s)?\b"
+                         r"(?P<rest>.*)$")
 CITRUS_USE_WORDS = {"juiced", "juice", "zested", "zest", "and", "only", "finely", "freshly",
                     "thoroughly", "grated", "of", "for", "its", "the", "both", "then", "halved",
                     "squeezed", "plus", "more", "to", "taste", "divided"}

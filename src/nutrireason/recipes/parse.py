@@ -358,7 +358,8 @@ QUALIFIER_PATTERNS = {
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
                               r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"
-                              r"(?<![\d.])[12]\s*%\s*(?:(?:milk)?fat\s+)?(?:milk|milkfat|greek|yogurt|cottage)\b"),
+                              r"(?<![\d.])[12]\s*%\s*(?:(?:milk)?fat\s+)?"
+                              r"(?:milk|milkfat|greek|yogurt|cottage)\b"),
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
     "whole_grain": re.compile(r"\bwhole[- ]?(?:wheat|grain)\b|\bwhole ?meal\b"),
 }
@@ -391,7 +392,8 @@ LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s.*$")
 _CONDITION = r"if\s+(?:preferred|needed|necessary|desired|required|wanted|avoiding|you\s+" \
              r"(?:like|prefer|need|want|wish|are))\b"
 OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?:stitute)?)\b|"
-                                rf"[^)]*\b(?:{_CONDITION}|works?\b|can\s+work|(?:is|would\s+be)\s+fine|"
+                                rf"[^)]*\b(?:{_CONDITION}|works?\b|can\s+work|"
+                                r"(?:is|would\s+be)\s+fine|"
                                 r"(?:you\s+)?(?:can|could)\s+(?:also\s+)?use|"
                                 r"would\s+(?:also\s+)?work))"
                                 rf"[^)]*\)|"
