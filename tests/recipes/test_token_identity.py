@@ -268,6 +268,8 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
     ("6 salad onions, sliced", "Onions, spring or scallions (includes tops and bulb), raw",
      "British salad onions are spring onions"),
     ("1 box (482 g) chocolate sprinkles", None, "sprinkles are not dark chocolate"),
+    ("1 pound shredded boiled chicken meat", "Chicken, broilers or fryers, meat only, stewed",
+     "boiled meat is SR28's stewed (moist heat), not fried"),
     ("2 slices smoked mozzarella cheese", "Cheese, mozzarella, whole milk",
      "smoking flavours a cheese; the token score had taken nonfat mozzarella"),
     ("1 cup shredded part-skim mozzarella", "Cheese, mozzarella, low moisture, part-skim",

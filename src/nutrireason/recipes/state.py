@@ -30,7 +30,8 @@ NEUTRAL_WORDS = RAW_WORDS | {"fresh", "as", "purchased", "without", "with", "sal
 NEUTRAL_WORDS = {stem(w) for w in NEUTRAL_WORDS}  # folded as :func:`words` folds them
 # Line state -> description words a sibling must have (any one), best first.
 STATE_WORDS = {
-    "cooked": ("cooked", "canned"), "boiled": ("boiled", "cooked", "canned"),
+    "cooked": ("cooked", "canned"),
+    "boiled": ("boiled", "stewed", "simmered", "poached", "cooked", "canned"),  # moist heat
     "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
     "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
     "dried": ("dried", "dehydrated"), "skinless": ("only",), "raw": ("raw", "dry", "uncooked"),
