@@ -99,7 +99,9 @@ WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*
 PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
 # Words that say a recipe (or an oil line) fries: "deep-fry", "fry until golden", "for frying".
 FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
-FRYING_LINE_GRAMS = 200.0  # a line that says it is for frying, from a cup of oil
+# About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
+# this heavy is flagged for review.
+CUP_OF_OIL_GRAMS = 200.0
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
@@ -386,6 +388,11 @@ class Resolver:
                     f"{first.problem})")
         return None
 
+    def _oil_line(self, item: ResolvedIngredient) -> bool:
+        """A weighed line of SR28 fats and oils that says oil (not butter or lard)."""
+        return bool(item.grams) and self.states.group.get(item.ndb_no) == "0400" and \
+            re.search(r"(?i)\boil\b", item.line) is not None
+
     def _frying_bath(self, record: RecipeRecord, items: list[ResolvedIngredient]) -> str | None:
         """A deep-frying bath ("2 1/2 quarts peanut oil" in fried shrimp, "1 cup oil, for
         frying") is mostly left in the pan and what the food takes up is not in the recipe:
@@ -395,11 +402,8 @@ class Resolver:
             return None
         fries = bool(FRYING.search(" ".join(record.instructions)))
         limit = self.rules.frying_oil_grams.value
-        for item in items:
-            if not (item.grams and self.states.group.get(item.ndb_no) == "0400"
-                    and re.search(r"(?i)\boil\b", item.line)):
-                continue
-            says_so = FRYING.search(item.line) and item.grams >= FRYING_LINE_GRAMS
+        for item in filter(self._oil_line, items):
+            says_so = FRYING.search(item.line) and item.grams >= CUP_OF_OIL_GRAMS
             if says_so or (fries and item.grams > limit):
                 return f"deep-frying oil: {item.grams:,.0f} g in {item.line!r}; the oil a " \
                        "fried food takes up is not in the recipe"
@@ -451,9 +455,7 @@ class Resolver:
         if energy is not None and energy < self.rules.min_serving_energy.value and not low_ok:
             flags.append(f"energy per serving {energy:.1f} kcal is under "
                          f"{self.rules.min_serving_energy.value:g} kcal")
-        oil = [i for i in items if i.grams and i.grams >= 200 and
-               self.states.group.get(i.ndb_no) == "0400"
-               and re.search(r"(?i)\boil\b", i.line)]
+        oil = [i for i in items if self._oil_line(i) and i.grams >= CUP_OF_OIL_GRAMS]
         if oil:
             flags.append(f"{oil[0].grams:,.0f} g of oil in one line ({oil[0].line!r}): if it is "
                          "for frying, most of it is not eaten")
