@@ -183,3 +183,17 @@ def test_every_condition_has_both_labels_in_the_pool(pool):
         rec = sum(bool(_entries(a, "rec", condition)) for a, _ in pool)
         not_rec = sum(bool(_entries(a, "not_rec", condition)) for a, _ in pool)
         assert rec >= 10 and not_rec >= 10, condition
+
+
+def test_a_line_with_unknown_sodium_names_no_sodium(sr28):
+    """A low-sodium food SR28 has only salted ("low-sodium tamari" as plain tamari) carries
+    no sodium figure into FAM-Bench's evidence: a sodium veto cannot name it as a carrier."""
+    recipe = {"ingredients": [
+        {"line": "2 tbsp low-sodium tamari", "ndb_no": "16124", "grams": 36.0,
+         "sr28_description": "Soy sauce made from soy (tamari)", "states": ["qual:low_sodium"],
+         "unknown_nutrients": ["sodium"]},
+        {"line": "1 tbsp tamari", "ndb_no": "16124", "grams": 18.0,
+         "sr28_description": "Soy sauce made from soy (tamari)", "states": []}]}
+    low, plain = recipe_ingredients(recipe, Vocabulary.load(), food_table(sr28))
+    assert "sodium" not in low.nutrients and low.nutrients["protein"] > 0
+    assert plain.nutrients["sodium"] > 5000

@@ -352,9 +352,50 @@ def test_siblings_are_the_same_food(resolver, line, description, why):
 
 def test_a_qualifier_does_not_change_the_soup(resolver):
     # SR28 has no low-sodium vegetable broth; its reduced-sodium chunky vegetable soup is
-    # another food ("Soup" is a category: the food is the next part of the description)
+    # another food ("Soup" is a category: the food is the next part of the description).
+    # Low-sodium changes one nutrient: the plain broth stands for it, its sodium unknown.
     item = resolver.ingredient("4 cups low-sodium vegetable broth")
+    assert item.sr28_description == "Soup, vegetable broth, ready to serve"
+    assert item.unknown_nutrients == ["sodium"] and item.problem is None
+    assert "plain_entry_for_low_sodium" in item.rules
+
+
+@pytest.mark.parametrize(("line", "description", "unknown", "why"), [
+    ("2 tbsp low-sodium tamari", "Soy sauce made from soy (tamari)", ["sodium"],
+     "SR28 has tamari only as sold salted: sodium unknown, the rest is the same food"),
+    ("1 can (15 oz) no-salt-added black beans, drained",
+     "Beans, black, mature seeds, canned, low sodium", [],
+     "SR28's low-sodium canned black beans honour the qualifier"),
+    ("2 tbsp reduced-salt green olives", "Olives, pickled, canned or bottled, green", ["sodium"],
+     "no reduced-salt olive in SR28: the olive with its sodium unknown"),
+    ("1 cup low-sodium chicken broth", "Soup, chicken broth, less/reduced sodium, ready to serve",
+     [], "an entry honouring the qualifier is used, and gives its own sodium"),
+    ("1 tablespoon unsalted butter", "Butter, without salt", [], "SR28's unsalted butter"),
+])
+def test_low_sodium_without_an_entry(resolver, line, description, unknown, why):
+    item = resolver.ingredient(line)
+    assert (item.sr28_description, item.unknown_nutrients) == (description, unknown), why
+
+
+@pytest.mark.parametrize("line", ["1/2 teaspoon salt-free salt", "1 tsp sodium-free salt"])
+def test_salt_is_no_salt_free_food(resolver, line):
+    # a salt substitute is another food (potassium chloride): not table salt, sodium unknown
+    item = resolver.ingredient(line)
     assert item.ndb_no is None and "low-sodium" in item.problem
+
+
+def test_unknown_sodium_counts_as_unknown_mass(resolver):
+    """The line's mass counts for every nutrient but sodium: sodium's coverage leaves it out,
+    and the dish's sodium per 100 g is the other lines' (100 g of salted butter: 643 mg)."""
+    recipe = resolver.recipe(RecipeRecord(
+        id="b", title="Broth and butter", servings=2,
+        ingredients=["300 g low-sodium vegetable broth", "100 g salted butter"]))
+    nutrition = recipe.nutrition
+    assert nutrition.coverage["sodium"] == pytest.approx(100 / 400, abs=1e-3)
+    assert nutrition.coverage["calories"] == 1.0
+    assert nutrition.per_100g["sodium"] == pytest.approx(643, rel=0.01)
+    assert "low_sodium" not in nutrition.nutrient_tags
+    assert not any(tag.endswith("_sodium") for tag in nutrition.nutrient_tags)
 
 
 def test_an_appliance_in_the_amount_is_not_food():

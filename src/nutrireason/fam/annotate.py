@@ -169,9 +169,12 @@ def recipe_ingredients(recipe: dict[str, Any], vocabulary: Vocabulary,
         entry = vocabulary.lookup(ndb, description, food.get("group_code", ""))
         qualifiers = line_qualifiers(item.get("states"), description)
         canonical, concepts = food_lists.qualify(entry.canonical, entry.concepts, qualifiers)
+        unknown = set(item.get("unknown_nutrients") or ())
+        nutrients = {name: value for name, value in food.get("nutrients", {}).items()
+                     if name not in unknown}
         items.append(Ingredient(
             item["line"], canonical, concepts, float(grams) if grams else None,
-            food.get("nutrients", {}), food_lists.foods_of(entry.canonical, description,
+            nutrients, food_lists.foods_of(entry.canonical, description,
                                                            qualifiers),
             bool(OPEN_IDENTITY.search(item["line"]))))
     return items

@@ -202,6 +202,9 @@ class Resolver:
             item.problem = f"no SR28 food for {parsed.food!r}: {choice.problem}"
             return item
         item.ndb_no, item.sr28_description = choice.ndb_no, choice.description
+        if choice.unknown:
+            item.unknown_nutrients = list(choice.unknown)
+            item.rules = [*item.rules, "plain_entry_for_low_sodium"]
         item.match_score, item.match_method = match.score, match.method
         if choice.state and choice.ndb_no != match.ndb_no:
             item.match_method = f"{match.method}+state:{choice.state}"

@@ -16,7 +16,8 @@ def recipe_nutrition(ingredients: list[ResolvedIngredient],
     """Sum the 16 nutrients over weighed, matched ingredients.
 
     ``nutrients`` maps ndb_no to {nutrient: value per 100 g, NaN when SR28 has none}. A
-    nutrient SR28 lacks for an ingredient counts as unknown mass; ``coverage`` is the share of
+    nutrient SR28 lacks for an ingredient, or one the line leaves unknown
+    (``unknown_nutrients``), counts as unknown mass; ``coverage`` is the share of
     grams with a known value, and a nutrient is tagged only when its coverage reaches
     ``min_coverage``.
     """
@@ -29,7 +30,7 @@ def recipe_nutrition(ingredients: list[ResolvedIngredient],
         values = nutrients[item.ndb_no]
         for name in names:
             value = values[name]
-            if not math.isnan(value):
+            if not math.isnan(value) and name not in item.unknown_nutrients:
                 sums[name] += float(value) * item.grams / 100
                 known[name] += item.grams
     coverage = {n: (known[n] / total if total else 0.0) for n in names}

@@ -79,6 +79,9 @@ class ResolvedIngredient(BaseModel):
     estimated_grams: float | None = Field(
         default=None, description="unresolved lines only: a generic-density estimate of the "
         "line's mass, used to judge how much of the recipe is unresolved")
+    unknown_nutrients: list[str] = Field(
+        default_factory=list, description="nutrients the SR28 entry does not give for this "
+        "line: a low-sodium food SR28 has only in its salted form leaves sodium unknown")
     problem: str | None = None
 
 

@@ -6,7 +6,7 @@ the line (``standards/data/cooking_yields.yaml``)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -103,6 +103,8 @@ class StateChoice:
     yield_factor: float | None = None
     yield_source: str | None = None
     problem: str | None = None  # the stated state has no SR28 entry and no conversion
+    # nutrients the entry cannot stand for on this line (SR28 has no low-sodium entry)
+    unknown: tuple[str, ...] = ()
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
@@ -132,6 +134,10 @@ QUALIFIER_WORDS = {
     "sugar_free": [{"sugar", "free"}, {"no", "sugar"}, {"without", "sugar"}, {"sugarfree"}],
     "whole_grain": [{"whole", "grain"}, {"whole", "wheat"}, {"wholemeal"}],
 }
+# A qualifier that changes one nutrient only: where SR28 has no entry honouring it, the plain
+# entry stands for the food with that nutrient unknown ("no-salt-added tomatoes" are tomatoes
+# whose sodium SR28 does not give). Salt itself is not a salt-free food.
+ONE_NUTRIENT_QUALIFIERS = {"low_sodium": "sodium"}
 
 
 class StateResolver:
@@ -167,9 +173,14 @@ class StateResolver:
             # "dried chickpeas, soaked and drained": the soak is drained (the matched name
             # may already have used the word "dried")
             states = [s for s in states if s != "drained"]
-        current, problem = self._qualified(self._lean(ndb_no, states), states, line)
+        current, problem, unknown = self._qualified(self._lean(ndb_no, states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
+        choice = self._in_state(current, states, line)
+        return replace(choice, unknown=unknown) if unknown and not choice.problem else choice
+
+    def _in_state(self, current: str, states: list[str], line: str) -> StateChoice:
+        """The sibling of ``current`` in the line's state, or a yield for a raw entry."""
         chosen = None
         wanted = self._wanted(current, states)
         for state in wanted:
@@ -210,11 +221,14 @@ class StateResolver:
                      and not (words(text) - own) & NEW_FORM_WORDS]
         return [other for _, other in sorted(relatives, key=lambda r: (-r[0], r[1]))]
 
-    def _qualified(self, ndb_no: str, states: list[str], line: str) -> tuple[str, str | None]:
+    def _qualified(self, ndb_no: str, states: list[str], line: str
+                   ) -> tuple[str, str | None, tuple[str, ...]]:
         """The entry honouring every qualifier on the line (gluten-free, low-sodium,
         reduced-fat, sugar-free, whole-grain), from the same kind of food; or a problem when
-        SR28 has none (gluten-free flour is not wheat flour)."""
+        SR28 has none (gluten-free flour is not wheat flour). A one-nutrient qualifier SR28
+        has no entry for keeps the entry and names the nutrient it leaves unknown."""
         current = ndb_no
+        unknown: list[str] = []
         asked = {s.split(":")[1] for s in states if s.startswith("qual:")}
         for state in states:
             if not state.startswith("qual:"):
@@ -224,11 +238,15 @@ class StateResolver:
                     (name == "reduced_fat" and current in self.low_fat):
                 continue
             found = self._honouring(current, name, line, asked)
+            if found is None and name in ONE_NUTRIENT_QUALIFIERS and \
+                    not self.description[current].startswith("Salt,"):
+                unknown.append(ONE_NUTRIENT_QUALIFIERS[name])
+                continue
             if found is None:
                 label = name.replace("_", "-")
-                return current, f"no SR28 entry for {label} {self.description[current]!r}"
+                return current, f"no SR28 entry for {label} {self.description[current]!r}", ()
             current = found
-        return current, None
+        return current, None, tuple(unknown)
 
     def _honouring(self, ndb_no: str, name: str, line: str,
                    asked: set[str] | frozenset[str] = frozenset()) -> str | None:
