@@ -99,15 +99,15 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "four medium carrots (61 g), not four slices"),
     ("1 - 3 pound whole chicken", 3 * 453.592 * 0.68,
      "one 3-pound bird, less SR28's 32 % bone"),
-    ("1 ea. (3–4 pounds) broiler/fryer chicken", 3.5 * 453.592 * 0.68,
-     "a counted bird weighed in parentheses is as bought (the range's middle), less 32 % bone"),
+    ("1 ea. (3–4 pounds) broiler/fryer chicken", 3 * 453.592 * 0.68,
+     "a counted bird weighed in parentheses is as bought (the range's first), less 32 % bone"),
     ("2 lb fryer chicken", 2 * 453.592 * 0.68, "a fryer is a whole bird, bought with its bone"),
     ("6 chicken breast halves", 6 * 145,
      "SR28 weighs a breast by the half (145 g, bone removed): the half is a recipe's piece"),
     ("2 salmon fillets", 2 * 198,
      "SR28 weighs salmon by the half fillet (198 g): a recipe's fillet, not a whole side"),
-    ("4 ea. (28–32 ounces) boneless chicken breasts", 30 * 28.3495,
-     "a ranged parenthetical after a count is the total, at the range's middle"),
+    ("4 ea. (28–32 ounces) boneless chicken breasts", 28 * 28.3495,
+     "a ranged parenthetical after a count is the total, at the range's first number"),
     ("24 chicken wings", 24 * 107 * 0.62,
      "SR28's wing piece (107 g, n = 11) was weighed with its bone: 38 % refuse comes off"),
     ("20 wonton wrappers", 20 * 8.0,
@@ -400,7 +400,7 @@ def test_unknown_sodium_counts_as_unknown_mass(resolver):
 
 def test_an_appliance_in_the_amount_is_not_food():
     parsed = parse_line("3 Instant Pot or 4 (slow cooker, stove-top) cups water")
-    assert (parsed.food, parsed.unit, parsed.quantity) == ("water", "cup", 3.5)
+    assert (parsed.food, parsed.unit, parsed.quantity) == ("water", "cup", 3.0)
     assert "appliance" in parsed.rules
 
 

@@ -53,12 +53,12 @@ def test_abbreviations_and_approximators():
 @pytest.mark.parametrize(("text", "quantity", "unit"), [
     ("1 1/2 cups flour", 1.5, None),
     ("1-1/2 pounds pork", 1.5, None),  # hyphenated mixed number, not a range
-    ("2-3 carrots", 2.5, None),  # a range: its middle
-    ("2 to 4 tbsp oil", 3.0, None),
+    ("2-3 carrots", 2.0, None),  # a range: its first number
+    ("2 to 4 tbsp oil", 2.0, None),
     ("3/4 cup rice", 0.75, None),
     ("2 14-ounce cans tomatoes", 28.0, "ounce"),  # two cans of 14 ounces
     ("3 x 200 g tubs yogurt", 600.0, "gram"),
-    ("1 12-16 oz bag frozen corn", 14.0, "ounce"),  # pack size given as a range
+    ("1 12-16 oz bag frozen corn", 12.0, "ounce"),  # pack size given as a range
     ("salt to taste", None, None),
 ])
 def test_leading_quantity(text, quantity, unit):
@@ -71,10 +71,10 @@ def test_leading_quantity(text, quantity, unit):
     ("4 lamb shanks (about 3 pounds)", 3, "pound", False),  # after the food: the total
     ("2 trout (8 oz. each, cleaned)", 8, "ounce", True),
     ("2 tins sardines (120 g / 4 oz each)", 120, "gram", True),
-    # a range gives its middle, as a leading range does: one steak of 6 to 8 ounces
-    ("1 (6–8 oz / 170–225 g) ribeye steak", 7, "ounce", True),
-    ("4 ea. (28–32 ounces) boneless chicken breasts", 30, "ounce", False),  # the four together
-    ("2 cans (30 to 40 oz) crushed pineapple", 35, "ounce", False),
+    # a range gives its first number, as a leading range does: one steak of 6 to 8 ounces
+    ("1 (6–8 oz / 170–225 g) ribeye steak", 6, "ounce", True),
+    ("4 ea. (28–32 ounces) boneless chicken breasts", 28, "ounce", False),  # the four together
+    ("2 cans (30 to 40 oz) crushed pineapple", 30, "ounce", False),
     ("1 (3-1/2 oz) bar chocolate", 3.5, "ounce", True),  # a mixed number, not 3 to 1/2
     ("1 roast (4-3 pounds)", None, None, None),  # a range that falls is no measure
     ("1 cup rice (cooked)", None, None, None),
@@ -95,8 +95,8 @@ def test_paren_measure(line, quantity, unit, each):
     ("1 (28 oz) can crushed tomatoes", 28, "ounce", "tomatoes"),
     ("6 chicken thighs (about 2 pounds)", 2, "pound", "chicken thigh"),  # the cut stays
     ("1 cup (150 g) cashews", 150, "gram", "cashews"),  # a mass beats a cup
-    ("1 ea. (3–4 pounds) whole chicken", 3.5, "pound", "chicken"),  # a range: its middle
-    ("⅔–¾ cup (120–150 g) brown sugar", 135, "gram", "brown sugar"),
+    ("1 ea. (3–4 pounds) whole chicken", 3, "pound", "chicken"),  # a range: its first
+    ("⅔–¾ cup (120–150 g) brown sugar", 120, "gram", "brown sugar"),
     ("1 pack (800 g) spaghetti noodles", 800, "gram", "spaghetti noodles"),  # a pack: package
     ("250 g (2 cups) flour", 250, "gram", "flour"),  # a mass on the line stays
     ("1 lb asparagus, tough ends snapped off", 1, "pound", "asparagus"),
@@ -183,7 +183,7 @@ def test_a_number_word_in_a_name_is_no_quantity():
 
 @pytest.mark.parametrize(("main", "size", "unit"), [
     ("4 trout fillets, about 6 oz each", 6, "ounce"),
-    ("2 ribeye steaks, 10-12 ounces each, patted dry", 11, "ounce"),  # a range: its middle
+    ("2 ribeye steaks, 10-12 ounces each, patted dry", 10, "ounce"),  # a range: its first
     ("6 chicken thighs, 150 g each", 150, "gram"),
     ("2 lbs chicken wings, 4 oz each", None, None),  # the line's number is already a mass
     ("4 pork chops, 1 inch thick", None, None),  # a thickness, not a size

@@ -10,7 +10,7 @@ from nutrireason.recipes.parse import parse_line
 
 @pytest.mark.parametrize(("line", "kind", "quantity", "unit_kind", "food"), [
     ("200g plain flour", "quantified", 200, "mass", "plain flour"),
-    ("2-3 cloves garlic", "quantified", 2.5, "count", "garlic"),
+    ("2-3 cloves garlic", "quantified", 2.0, "count", "garlic"),  # the first number
     ("1 (15 ounce) can black beans, drained", "quantified", 15, "mass", "black beans"),
     ("½ cup (1 stick) butter, softened", "quantified", 0.5, "volume", "butter"),
     ("salt and pepper to taste", "unquantified", None, "vague", "salt pepper"),
