@@ -327,6 +327,9 @@ def test_piece_sizes(resolver, line, grams, why):
      "an entry without a cup takes its closest relative's (cheddar's shredded cup)"),
     ("1 1/2 cups diced butternut squash, frozen", 1.5 * 140.0, "of 11485",
      "frozen butternut by raw butternut's cup of cubes, not another squash's, nor a mashed cup"),
+    ("1 cup panko bread crumbs", 60.0, "reviewed_density:panko",
+     "panko flakes are half as dense as grated crumbs: Kikkoman's label, 1/2 cup = 30 g"),
+    ("1 cup dry bread crumbs", 108.0, "1 cup=108", "grated dry crumbs keep SR28's cup"),
 ])
 def test_volume_portions(resolver, line, grams, method, why):
     item = resolver.ingredient(line)

@@ -304,7 +304,10 @@ def _first_word(measure: str) -> str:
 
 # Words SR28 portions use for the same thing a line says otherwise: grated semi-hard cheese
 # is shredded; macaroni is "elbows".
-PORTION_SYNONYMS = {"grated": "shredded", "macaroni": "elbows"}
+# A line's word for a cut and the word SR28's portions use for it ("cubed bread" is SR28's
+# "cup, cubes" of bread, 35 g, not its "cup, crumbs").
+PORTION_SYNONYMS = {"grated": "shredded", "macaroni": "elbows", "cubed": "cubes",
+                    "crumbled": "crumbs"}
 
 
 def portion_words(parsed: ParsedLine) -> list[str]:
