@@ -330,6 +330,11 @@ def test_piece_sizes(resolver, line, grams, why):
     ("1 cup panko bread crumbs", 60.0, "reviewed_density:panko",
      "panko flakes are half as dense as grated crumbs: Kikkoman's label, 1/2 cup = 30 g"),
     ("1 cup dry bread crumbs", 108.0, "1 cup=108", "grated dry crumbs keep SR28's cup"),
+    ("4 cups cubed stale bread", 4 * 35.0, "cup, cubes=35",
+     "cubed bread is SR28's cup of cubes (35 g), not its cup of crumbs (45 g)"),
+    ("8 cups cubed Italian bread", 8 * 35.0, "the same cut",
+     "Italian bread has no cup in SR28: white bread's cup of cubes, not a generic density "
+     "(137 g a cup, four times the weight of cut bread)"),
 ])
 def test_volume_portions(resolver, line, grams, method, why):
     item = resolver.ingredient(line)

@@ -24,9 +24,11 @@ from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, w
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import (
     CHANGED_STATE,
+    CUT_PORTIONS,
     Weighed,
     Weigher,
     convert,
+    portion_words,
     small_kind_foods,
 )
 from nutrireason.recipes.load import CorpusLoad
@@ -264,7 +266,22 @@ class Resolver:
             return weighed
         return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(
             "sr28_weight") and set(re.findall(r"[a-z]+", method)) & CHANGED_STATE <=
-            set(parsed.prep)) or weighed
+            set(parsed.prep)) or self._cut_like_its_kind(parsed, ndb_no) or weighed
+
+    def _cut_like_its_kind(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
+        """A cup of cubes or crumbs of an entry without one, by the same cut of its own kind
+        ("8 cups cubed Italian bread" by white bread's cup of cubes, 35 g, not a generic
+        density of 137 g a cup: cut pieces hold air)."""
+        cuts = CUT_PORTIONS & set(portion_words(parsed))
+        if not cuts:
+            return None
+        for other in self.states.same_head(ndb_no):
+            found = self.weigher.weigh(parsed, other)
+            if found.grams is not None and (found.method or "").startswith("sr28_weight") and \
+                    cuts & set(re.findall(r"[a-z]+", found.method or "")):
+                return Weighed(found.grams, f"{found.method} (of {other}, "
+                                            f"{self.states.description[other]}: the same cut)")
+        return None
 
     def _relative_weight(self, parsed: ParsedLine, ndb_no: str,
                          fits: Callable[[str], bool]) -> Weighed | None:

@@ -308,6 +308,8 @@ def _first_word(measure: str) -> str:
 # "cup, cubes" of bread, 35 g, not its "cup, crumbs").
 PORTION_SYNONYMS = {"grated": "shredded", "macaroni": "elbows", "cubed": "cubes",
                     "crumbled": "crumbs"}
+# Cuts whose cup another entry of the same kind can lend (cut pieces hold air alike).
+CUT_PORTIONS = {"cubes", "crumbs"}
 
 
 def portion_words(parsed: ParsedLine) -> list[str]:

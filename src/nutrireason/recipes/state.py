@@ -221,6 +221,18 @@ class StateResolver:
                      and not (words(text) - own) & NEW_FORM_WORDS]
         return [other for _, other in sorted(relatives, key=lambda r: (-r[0], r[1]))]
 
+    def same_head(self, ndb_no: str) -> list[str]:
+        """Other entries of the same head ("Bread, italian" -> the other breads), those sharing
+        most words first: the kind of food whose cut pieces (a cup of cubes, of crumbs) weigh
+        alike where the entry itself has no such portion."""
+        description = self.description.get(ndb_no)
+        if description is None:
+            return []
+        own = words(description)
+        found = [(len(own & words(text)), other)
+                 for other, text in self.by_head.get(_head(description), []) if other != ndb_no]
+        return [other for _, other in sorted(found, key=lambda r: (-r[0], r[1]))]
+
     def _qualified(self, ndb_no: str, states: list[str], line: str
                    ) -> tuple[str, str | None, tuple[str, ...]]:
         """The entry honouring every qualifier on the line (gluten-free, low-sodium,
