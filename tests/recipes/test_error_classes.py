@@ -519,3 +519,21 @@ def test_a_colour_of_the_same_food_lends_its_cup(resolver):
     # SR28's yellow sweet pepper has no cup; the green one's chopped cup (149 g) is the same
     item = resolver.ingredient("1 cup chopped yellow bell pepper")
     assert item.sr28_description == "Peppers, sweet, yellow, raw" and item.grams == 149.0
+
+
+@pytest.mark.parametrize(("line", "grams", "fired", "why"), [
+    ("3 ½ cups (900 g) rolled oats", 3.5 * 81.0, True,
+     "900 g is 3 1/2 cups' millilitres written as grams: SR28's cup of oats is 81 g"),
+    ("1 cup (240 g) all-purpose flour", 125.0, True,
+     "240 g a cup is water's weight, flour's is 125 g"),
+    ("2 tbsp (30 g) flour", 2 * 125.0 / 16, True, "a tablespoon's 15 ml is no 15 g of flour"),
+    ("1 cup (240 g) sour cream", 240.0, False,
+     "SR28's cup of sour cream (230 g) agrees: the grams stay"),
+    ("1 cup (125 g) flour", 125.0, False, "grams that are not the millilitres stay"),
+    ("1 cup (600 g) basmati rice, cooked", 600.0, False,
+     "600 g a cup is no conversion: the grams stay"),
+])
+def test_grams_that_are_millilitres(resolver, line, grams, fired, why):
+    item = resolver.ingredient(line)
+    assert item.grams == pytest.approx(grams, rel=1e-3), (why, item.grams_method)
+    assert ("grams_are_millilitres" in item.rules) == fired, why

@@ -12,7 +12,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,11 @@ FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
+# Grams per millilitre of a volume at which a parenthetical mass is the volume's millilitres
+# written as grams (a US cup of 237 ml given as 225-260 g), and how far the food's own
+# portion must disagree (40 %) for the portion to be believed instead.
+MILLILITRES_AS_GRAMS = (0.93, 1.10)
+VOLUME_DISAGREES = 1.4
 PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets"}
 CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
@@ -213,8 +218,11 @@ class Resolver:
         if choice.yield_factor is not None:  # recorded even when the line has no grams
             item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
-            weighed = self._named_density(parsed, match) or \
-                self._by_relative(parsed, choice.ndb_no, self.weigher.weigh(parsed, choice.ndb_no))
+            weighed = self._weigh(parsed, match, choice.ndb_no)
+            if parsed.replaced and parsed.unit_kind == "mass":
+                by_volume = self._volume_over_millilitres(parsed, match, choice.ndb_no, weighed)
+                if by_volume is not weighed:
+                    weighed, item.rules = by_volume, [*item.rules, "grams_are_millilitres"]
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
             if choice.yield_factor is not None and item.grams is not None:
@@ -250,6 +258,31 @@ class Resolver:
             return None
         return Weighed(convert(parsed.quantity, parsed.unit, "teaspoon") * grams,
                        f"reviewed_density:{match.name}={grams:g} g per teaspoon")
+
+    def _weigh(self, parsed: ParsedLine, match: Match, ndb_no: str) -> Weighed:
+        """The line's grams: a reviewed density, else SR28's portions (or a relative's)."""
+        return self._named_density(parsed, match) or \
+            self._by_relative(parsed, ndb_no, self.weigher.weigh(parsed, ndb_no))
+
+    def _volume_over_millilitres(self, parsed: ParsedLine, match: Match, ndb_no: str,
+                                 weighed: Weighed) -> Weighed:
+        """"1 ½ cup (360 g) rolled oats": grams that are the volume's millilitres (240 g a
+        cup, a conversion written as grams) on a food whose own cup weighs far less or more
+        (SR28: 81 g of oats a cup) are the volume, weighed by the food's portion."""
+        amount, unit = parsed.replaced or (0.0, "")
+        if weighed.grams is None or unit not in VOLUME_UNITS:
+            return weighed
+        millilitres = convert(amount, unit, "milliliter")
+        if not MILLILITRES_AS_GRAMS[0] <= weighed.grams / millilitres <= MILLILITRES_AS_GRAMS[1]:
+            return weighed
+        by_volume = replace(parsed, quantity=amount, unit=unit, unit_kind="volume")
+        found = self._weigh(by_volume, match, ndb_no)
+        if found.grams is None or not (found.method or "").startswith(
+                ("sr28_weight", "reviewed_density")) or \
+                1 / VOLUME_DISAGREES < found.grams / weighed.grams < VOLUME_DISAGREES:
+            return weighed
+        return Weighed(found.grams, f"{found.method}; the line's {weighed.grams:g} g is the "
+                                    f"{unit}'s millilitres written as grams")
 
     def _by_relative(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed:
         """A volume of an entry without a volume portion, weighed by the cup of its closest

@@ -56,6 +56,8 @@ class ParsedLine:
     alternatives: list[str] = field(default_factory=list)  # later "or" foods, cleaned
     states: list[str] = field(default_factory=list)  # cooked, canned, drained, ... (whole line)
     rules: list[str] = field(default_factory=list)  # text and quantity rules that fired
+    # the line's own amount a parenthetical measure replaced ("1 ½ cup (360 g)": 1.5 cup)
+    replaced: tuple[float, str] | None = None
 
 
 # Words on a line (parentheticals included) that say which state of a food is meant (the
@@ -172,8 +174,10 @@ def _parse(text: str) -> ParsedLine:
     if each and quantity is not None:
         quantity, unit, measure = quantity * each.quantity, each.unit, None
         rules.append("each_clause")
-    piece = None
+    piece, replaced = None, None
     if measure and _measure_wins(unit, measure.unit):
+        if quantity is not None and unit:
+            replaced = (quantity, unit)
         quantity = measure.quantity * (quantity if measure.each and quantity else 1.0)
         piece, unit = unit, measure.unit
         rules.append("paren_measure")
@@ -196,7 +200,7 @@ def _parse(text: str) -> ParsedLine:
                         size=list(sliced.get("size_modifiers") or []), problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
                         raw_food=_raw_food(sliced, food, rules),
-                        states=line_states(text), rules=rules,
+                        states=line_states(text), rules=rules, replaced=replaced,
                         alternatives=[a for a in (clean_food(alt, unit)
                                                   for alt in prepared.alternatives) if a])
     grain_word, _, rest = (food or "").partition(" ")
