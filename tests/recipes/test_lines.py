@@ -192,3 +192,22 @@ def test_a_number_word_in_a_name_is_no_quantity():
 def test_each_clause(main, size, unit):
     found = each_clause(main)
     assert (found.quantity if found else None, found.unit if found else None) == (size, unit)
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "why"), [
+    ("9-inch (22 cm) pre-made pie crust", 1.0, None, "a length where the amount stands is the "
+     "crust's size: one crust, not nine"),
+    ("50 mm piece cinnamon stick", 1.0, "piece", "one 5 cm piece, not 50 sticks"),
+    ("24 ea. ¼-inch (0.5 cm) French bread baguette slices", 24.0, "slice",
+     "24 slices a quarter inch thick, not 24 1/4 slices"),
+    ("2 ½-inch thick lemon slices", 2.0, "slice", "two slices, not 2 1/2"),
+    ("12 ea. 10-inch flour tortillas", 12.0, "tortilla", "a whole number before the size stays"),
+    ("1 dozen big tangerines", 12.0, None, "a dozen is twelve"),
+    ("1 1/2 dozen eggs", 18.0, "egg", "a dozen and a half is eighteen"),
+    ("3 dessert spoons sweet port", 6.0, "teaspoon", "a dessert spoon is two teaspoons (10 ml)"),
+    ("3 soupspoons sugar", 9.0, "teaspoon", "a soup spoon is a tablespoon"),
+    ("2 fifths vodka", 1514.0, "milliliter", "a fifth is a fifth of a US gallon, 757 ml"),
+])
+def test_household_measures_and_lengths(line, quantity, unit, why):
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit) == (quantity, unit), why

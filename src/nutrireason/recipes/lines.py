@@ -61,6 +61,52 @@ METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl|decilit(?:er|re)s?|"
 SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?(?:spoonfuls?|spoons?)\b")
 
 
+# Household measures the slicer does not know, in teaspoons: a dessert spoon is 10 ml (two
+# teaspoons), a soup spoon a tablespoon (15 ml).
+_AMOUNT = rf"(?<![\w/])({_NUMBER})(?:\s*-\s*({_NUMBER}))?"
+HOUSEHOLD_SPOONS = re.compile(rf"(?i){_AMOUNT}\s*(dessert|soup)[- ]?spoons?\b")
+SPOON_TEASPOONS = {"dessert": 2.0, "soup": 3.0}
+# "a fifth" of spirits is a fifth of a US gallon, 757 ml (the 750 ml bottle's old size).
+FIFTHS = re.compile(rf"(?i){_AMOUNT}\s+fifths?\b")
+# "2 dozen oysters", "a dozen eggs": twelve of them.
+DOZEN = re.compile(rf"(?i)(?:{_AMOUNT}|(?<![\w/])(an?|one|half an?))\s+dozen\b")
+# A length where the amount stands: "9-inch pie crust", "50 mm cinnamon stick" are one item of
+# that size; "24 1/4-inch baguette slices" are 24 slices, not 24 1/4.
+LENGTH = r"(?:inch(?:es)?|in\.|cm|mm|centimet(?:er|re)s?|millimet(?:er|re)s?)(?![\w])"
+LEADING_LENGTH = re.compile(rf"(?i)^({_NUMBER})\s*-?\s*{LENGTH}\.?\s*")
+COUNT_THEN_LENGTH = re.compile(rf"(?i)^(\d+)\s+(\d+/\d+|\d*\.\d+)\s*-?\s*{LENGTH}\.?\s*")
+
+
+def household_measures(text: str) -> str:
+    """Dessert and soup spoons as teaspoons, fifths as millilitres, dozens as counts."""
+    text = HOUSEHOLD_SPOONS.sub(
+        lambda m: f"{_times(m, SPOON_TEASPOONS[m.group(3).lower()])} teaspoon", text)
+    text = FIFTHS.sub(lambda m: f"{_times(m, 757)} ml", text)
+    return DOZEN.sub(lambda m: _times(m, 12), text)
+
+
+def _times(found: re.Match, factor: float) -> str:
+    """The amount (a number, a range or "a"/"half a") found first in ``found``, times
+    ``factor``."""
+    words = {"a": 1.0, "an": 1.0, "one": 1.0, "half a": 0.5, "half an": 0.5}
+    amounts = [g for g in found.groups()[:2] if g] or [found.groups()[2]]
+    values = [words.get(a.lower()) or parse_number(a) or 0.0 for a in amounts]
+    return "-".join(f"{v * factor:g}" for v in values)
+
+
+def set_aside_lengths(main: str) -> tuple[str, list[str]]:
+    """A length where the amount stands is the item's size, kept aside: "9-inch pie crust" is
+    one crust, "24 1/4-inch slices" 24 slices."""
+    found = COUNT_THEN_LENGTH.match(main)
+    if found:
+        size = found.group(0)[len(found.group(1)):].strip()
+        return f"{found.group(1)} " + main[found.end():], [size]
+    found = LEADING_LENGTH.match(main)
+    if found:
+        return "1 " + main[found.end():], [found.group(0).strip()]
+    return main, []
+
+
 # Cooking appliances named in an amount ("3 Instant Pot or 4 (slow cooker) cups water"): the
 # amount for that appliance, not a food.
 APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pressure cooker|"
@@ -439,9 +485,14 @@ def prepare(line: str) -> LineText:
     if citrus:
         rules.append("citrus_part")
         main, parentheticals = citrus, []
-    for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations)):
+    for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations),
+                       ("household_measure", household_measures)):
         changed = rule(main)
         if changed != main:
             rules.append(name)
             main = changed
+    main, lengths = set_aside_lengths(main)
+    if lengths:
+        rules.append("length_is_size")
+        parentheticals += lengths
     return LineText(main, parentheticals, rules, alternatives)
