@@ -110,6 +110,14 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "a ranged parenthetical after a count is the total, at the range's first number"),
     ("24 chicken wings", 24 * 107 * 0.62,
      "SR28's wing piece (107 g, n = 11) was weighed with its bone: 38 % refuse comes off"),
+    ("48 chicken wingettes", 24 * 107 * 0.62,
+     "a wingette (the flat) is half a wing: 48 of them are 24 of SR28's wings, less the bone"),
+    ("2 kg (4 lbs) chicken pieces", 2000 * 0.68,
+     "chicken pieces are sold on the bone: SR28's 32 % bone comes off the bird's weight"),
+    ("2½ lbs chicken quarters", 2.5 * 453.592 * 0.73, "quarters are bone-in leg quarters"),
+    ("1 lb chicken breast, cut into pieces", 453.592,
+     "a breast cut into pieces is no bone-in chicken piece"),
+    ("1 lb boneless pork chops", 453.592, "boneless chops keep their weight"),
     ("20 wonton wrappers", 20 * 8.0,
      "SR28's wonton wrapper (3 1/2 inch, 8 g), named by the food, not its first portion, the "
      "32 g egg roll wrapper"),
@@ -129,8 +137,9 @@ def test_weights(resolver, line, grams, why):
     ("1 tsp kosher salt", 6.0, "unbranded kosher salt is weighed as table salt (SR28 1 tsp)"),
     ("1/2 kilo minced beef", 500.0, "'kilo' is a kilogram"),
     ("1 /2 cup sugar", 100.0, "'1 /2' is one half (SR28 sugar: 1 cup = 200 g)"),
-    ("2 pork chops (about 300g/10oz in total)", 300.0,
-     "the first of two measures in a parenthetical, the line's total"),
+    ("2 pork chops (about 300g/10oz in total)", 300.0 * 0.75,
+     "the first of two measures in a parenthetical, the line's total; a chop is weighed with "
+     "its bone (SR28 refuse 25 %: bone 14 %, connective tissue 11 %)"),
 ])
 def test_amounts(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

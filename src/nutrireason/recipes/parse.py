@@ -13,6 +13,7 @@ from ingredient_slicer import _utils as _slicer_utils
 
 from nutrireason.recipes.lines import (
     each_clause,
+    first_alternative,
     leading_quantity,
     paren_measure,
     prepare,
@@ -224,7 +225,20 @@ def _parse(text: str) -> ParsedLine:
         parsed.rules.append("cooking_instruction")
     parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
+    _wing_parts(parsed)
     return parsed
+
+
+# A wing cut at its joints: the flat (wingette) and the drumette are each half of SR28's wing.
+WING_PARTS = re.compile(r"(?i)\b(?:wingettes?|drumettes?|party wings?|wing (?:flats?|sections?))\b")
+
+
+def _wing_parts(parsed: ParsedLine) -> None:
+    """"24 chicken wingettes" are 12 wings: a count of wing parts is half as many wings."""
+    if parsed.unit_kind == "count" and parsed.quantity and WING_PARTS.search(parsed.food or ""):
+        parsed.quantity = parsed.quantity / 2
+        parsed.food = WING_PARTS.sub("wings", parsed.food or "")
+        parsed.rules.append("wing_parts")
 
 
 # Staples bought dry and weighed dry: a cooking word after them on a line with a mass is what
@@ -369,15 +383,21 @@ QUALIFIER_PATTERNS = {
 }
 # Meat still on its bone (weights are as purchased), unless the line says it is off.
 BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
-                     r"roaster|fryer)\b|\b(drumsticks?|wings?|spare ?ribs|short ribs|shanks?|"
-                     r"chicken legs?|leg quarters?)\b|"
+                     r"roaster|fryer)\b|\b(drumsticks?|wings?|wingettes?|drumettes?|spare ?ribs|"
+                     r"short ribs|shanks?|chicken legs?|leg quarters?)\b|"
                      # a bird sold whole: "broiler/fryer chicken", "roasting chicken", "fat hen"
                      r"\b(?:broiler|fryer|roaster|roasting|stewing)\b[\w/ -]*\bchickens?\b|"
                      r"\b(?:fat|stewing|boiling)\s+hens?\b|"
                      # a count of birds weighed: "1 ea. (3-4 pounds) chicken", "2 (3 lb) ducks"
                      r"^\s*\d+\s*(?:ea\.?\s*)?\([^)]*\b(?:pounds?|lbs?|kg|kilos?|ounces?|oz)\b"
                      r"[^)]*\)\s*(?:whole\s+)?(?:[a-z/-]+\s+)?(?:chicken|hen|duck|goose|turkey|"
-                     r"capon)s?\b(?!\s+(?:breast|thigh|leg|wing|drumstick|fillet|filet|tender))")
+                     r"capon)s?\b(?!\s+(?:breast|thigh|leg|wing|drumstick|fillet|filet|tender))|"
+                     # cuts sold on the bone: "chicken pieces", "beef ribs", "lamb neck", chops
+                     r"\bwith (?:the )?bones?\b|\bchicken (?:pieces|quarters?)\b|\bjointed\b|"
+                     r"\bpieces of chicken\b(?!\s+(?:breasts?|thighs?|tenders?|fillets?))|"
+                     r"\b(?:baby )?back ribs\b|"
+                     r"\b(?:beef|pork|lamb|mutton|goat) (?:ribs|necks?)\b|"
+                     r"\bnecks? of (?:lamb|mutton|goat)\b|\bchops?\b|\bwhole\b[^,]*\brabbits?\b")
 BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
                       r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
@@ -442,7 +462,9 @@ def line_states(text: str) -> list[str]:
         found.add("canned")
     if "fresh" in words or PATTED_DRY.search(lowered):
         found -= {"frozen", "canned", "dried"} if "fresh" in words else {"dried"}
-    if BONE_IN.search(text) and not BONELESS.search(text):
+    if BONE_IN.search(first_alternative(text)) and not BONELESS.search(text):
+        # the food used ("pork loin or pork chops" is a loin; "lamb or mutton breast chops"
+        # are chops)
         found.add("bone_in")
     lean = re.search(r"\b([5-9]\d)\s*(?:(?:%|percent)\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
     if lean:  # "90/10", "93% lean", "85%/15%", "90 percent lean"
