@@ -546,3 +546,25 @@ def test_grams_that_are_millilitres(resolver, line, grams, fired, why):
     item = resolver.ingredient(line)
     assert item.grams == pytest.approx(grams, rel=1e-3), (why, item.grams_method)
     assert ("grams_are_millilitres" in item.rules) == fired, why
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("2 loaves white sandwich bread", "SR28 weighs bread by the slice only: a loaf is not one"),
+    ("1 city-style (brined) ham, hock end", "a whole ham is not a 28 g slice of ham"),
+    ("1 uncooked ham hock", "a hock is not a slice"),
+    ("1 large tin of corned beef", "a tin is not a 21 g slice of corned beef"),
+])
+def test_a_whole_joint_or_loaf_is_not_a_slice(resolver, line, why):
+    item = resolver.ingredient(line)
+    assert item.grams is None and "no per-" in item.problem, (why, item.grams_method)
+
+
+def test_a_roast_is_weighed_by_a_roast(resolver):
+    # "1 boneless pork loin roast" had been one chop (117 g); its relative's roast is 1,327 g
+    item = resolver.ingredient("1 boneless pork loin roast")
+    assert item.grams > 1000 and "roast" in item.grams_method
+
+
+def test_can_as_a_verb_is_no_container(resolver):
+    item = resolver.ingredient("4 serrano chiles, minced (you can seed it if you want)")
+    assert item.grams is not None

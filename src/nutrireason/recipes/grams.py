@@ -30,7 +30,13 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
                      "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
-                     "segments"}
+                     "segments",
+                     # a whole joint or loaf is not one slice or chop of it
+                     "loaf", "loaves", "roast", "roasts", "joint", "joints", "hock", "hocks"}
+# Foods named by a whole joint ("1 city-style ham", "1 ham hock"): weighed only by a portion
+# naming it, never by a slice of it.
+WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", "joints",
+                    "loaf", "loaves"}
 # A unit word and the words SR28 portions use for it, first named first ("1 rib celery" is a
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
@@ -178,6 +184,10 @@ class Weigher:
             # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
             # glass of water, a sprig) would be another amount
             return Weighed(None, None, f"SR28 has no per-{parsed.unit} portion for this food")
+        whole = _whole_item(parsed)
+        if whole and not _names(countable, whole):
+            # "1 city-style ham", "1 large tin of corned beef": not a slice of it
+            return Weighed(None, None, f"SR28 has no per-{whole} portion for this food")
         across = stated_diameter(parsed.line)
         sized = [p for p in countable if portion_diameter(p.text)]
         if across and sized:  # "12 (6-inch) flour tortillas": the portion of that diameter
@@ -199,6 +209,19 @@ class Weigher:
             return Weighed(parsed.quantity * portion.grams,
                            f"{portion.describe()} (the half is one piece)")
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
+
+
+def _whole_item(parsed: ParsedLine) -> str | None:
+    """The whole item a line without a unit counts: a joint its food ends with ("ham",
+    "roast", "hock"), or a can or tin it names."""
+    if parsed.unit is not None:
+        return None
+    head = (parsed.food or "").split()[-1:]
+    if head and head[0] in WHOLE_ITEM_NOUNS:
+        return head[0].rstrip("s")
+    found = re.search(r"(?i)(?:\d|\ba|\bone|\blarge|\bsmall)\s+(?:\([^)]*\)\s*)?(cans?|tins?)\b",
+                      parsed.line)
+    return found.group(1).lower().rstrip("s") if found else None
 
 
 HALF_PIECES = re.compile(r"^(?:breast|fillet|filet)s?\b")
