@@ -551,7 +551,7 @@ def test_grams_that_are_millilitres(resolver, line, grams, fired, why):
 @pytest.mark.parametrize(("line", "why"), [
     ("2 loaves white sandwich bread", "SR28 weighs bread by the slice only: a loaf is not one"),
     ("1 city-style (brined) ham, hock end", "a whole ham is not a 28 g slice of ham"),
-    ("1 uncooked ham hock", "a hock is not a slice"),
+    ("1 uncooked ham hock or ham joint", "a hock or a joint is not a slice"),
     ("1 large tin of corned beef", "a tin is not a 21 g slice of corned beef"),
 ])
 def test_a_whole_joint_or_loaf_is_not_a_slice(resolver, line, why):
