@@ -104,6 +104,10 @@ FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
+# An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
+IN_SHELL = re.compile(r"(?i)\(with shell\),? yield")
+SHELLED = re.compile(r"(?i)\b(?:shucked|shelled|canned|cans?|tins?|chopped|minced|meat|"
+                     r"without (?:the )?shells?|out of (?:the|their) shells?)\b")
 # Grams per millilitre of a volume at which a parenthetical mass is the volume's millilitres
 # written as grams (a US cup of 237 ml given as 225-260 g), and how far the food's own
 # portion must disagree (40 %) for the portion to be believed instead.
@@ -230,6 +234,7 @@ class Resolver:
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed)
+            self._out_of_shell(item, parsed)
             self._drained_share(item, parsed)
             self._rendered(item)
             self._check_amount(item)
@@ -353,6 +358,21 @@ class Resolver:
         item.grams_method = f"{item.grams_method}; fat rendered out: eaten as " \
                             f"{rendered.cooked} x{rendered.factor:g} of the raw weight " \
                             f"({rendered.source})"
+
+    def _out_of_shell(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+        """Shellfish bought by weight are weighed in their shell: the meat is SR28's own
+        yield ("1 lb (with shell), yield after shell removed" = 68 g of clams), unless the
+        line says they are shucked, canned or chopped."""
+        if parsed.unit_kind != "mass" or item.grams is None or SHELLED.search(parsed.line):
+            return
+        portion = next((p for p in self.weigher.by_food.get(item.ndb_no or "", [])
+                        if p.unit in MASS_UNITS and IN_SHELL.search(p.measure)), None)
+        if portion is None:
+            return
+        share = portion.grams / convert(portion.amount, portion.unit or "gram", "gram")
+        item.grams = round(item.grams * share, 3)
+        item.grams_method = f"{item.grams_method}; out of the shell x{share:.3g} " \
+                            f"(SR28: {portion.amount:g} {portion.measure} = {portion.grams:g} g)"
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line
