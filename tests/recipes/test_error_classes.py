@@ -113,6 +113,14 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     ("2 lb littleneck clams, scrubbed", 2 * 68.0,
      "clams bought by weight are in their shell: SR28's 1 lb with shell yields 68 g of meat"),
     ("1 lb shucked clams", 453.592, "shucked clams are the meat"),
+    ("4 serrano chiles, minced", 4 * 6.1, "serranos are SR28's serrano (6.1 g), not the 45 g "
+     "long green chili"),
+    ("12 ea. 10-inch flour tortillas", 12 * 72.0, "the stated diameter after 'ea.' picks the "
+     "10-inch tortilla (72 g), not the 6-inch one"),
+    ("8 large (burrito-size, about 12-inch) flour tortillas", 8 * 117.0,
+     "a diameter in the size's parenthesis picks SR28's 12-inch tortilla"),
+    ("2 huge onions", 2 * 150.0, "a size SR28 lacks ('huge') takes the nearest it has (large)"),
+    ("3 extra large eggs", 3 * 56.0, "SR28's own extra large egg where it has one"),
     ("48 chicken wingettes", 24 * 107 * 0.62,
      "a wingette (the flat) is half a wing: 48 of them are 24 of SR28's wings, less the bone"),
     ("2 kg (4 lbs) chicken pieces", 2000 * 0.68,
@@ -556,6 +564,7 @@ def test_grams_that_are_millilitres(resolver, line, grams, fired, why):
     ("1 city-style (brined) ham, hock end", "a whole ham is not a 28 g slice of ham"),
     ("1 uncooked ham hock or ham joint", "a hock or a joint is not a slice"),
     ("1 large tin of corned beef", "a tin is not a 21 g slice of corned beef"),
+    ("3 large fresh mozzarella balls", "a ball of mozzarella is not a slice (SR28 has slices)"),
 ])
 def test_a_whole_joint_or_loaf_is_not_a_slice(resolver, line, why):
     item = resolver.ingredient(line)

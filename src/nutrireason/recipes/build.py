@@ -106,7 +106,8 @@ FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 CUP_OF_OIL_GRAMS = 200.0
 # An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
 IN_SHELL = re.compile(r"(?i)\(with shell\),? yield")
-SHELLED = re.compile(r"(?i)\b(?:shucked|shelled|canned|cans?|tins?|chopped|minced|meat|"
+SHELLED = re.compile(r"(?i)\b(?:shucked|shelled|canned|cans?|tins?|jars?|packages?|frozen|"
+                     r"bottled|chopped|minced|meat|"
                      r"without (?:the )?shells?|out of (?:the|their) shells?)\b")
 # Grams per millilitre of a volume at which a parenthetical mass is the volume's millilitres
 # written as grams (a US cup of 237 ml given as 225-260 g), and how far the food's own

@@ -32,11 +32,12 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
                      "segments",
                      # a whole joint or loaf is not one slice or chop of it
-                     "loaf", "loaves", "roast", "roasts", "joint", "joints", "hock", "hocks"}
+                     "loaf", "loaves", "roast", "roasts", "joint", "joints", "hock", "hocks",
+                     "ball", "balls"}
 # Foods named by a whole joint ("1 city-style ham", "1 ham hock"): weighed only by a portion
 # naming it, never by a slice of it.
 WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", "joints",
-                    "loaf", "loaves"}
+                    "loaf", "loaves", "ball", "balls"}
 # A unit word and the words SR28 portions use for it, first named first ("1 rib celery" is a
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
@@ -161,11 +162,12 @@ class Weigher:
         head = (parsed.food or "").split()[-1:]
         own_noun = bool(head) and parsed.unit is not None and \
             head[0].rstrip("s").startswith(parsed.unit.rstrip("s"))
+        sizes = [*parsed.size, *(SIZE_FALLBACK[w] for w in parsed.size if w in SIZE_FALLBACK)]
         if own_noun:  # "12 cherry tomatoes": the kind, the size, then the noun
             kinds = [KIND_SYNONYMS.get(w, w) for w in (parsed.food or "").split()[:-1]]
-            wanted = [w for w in [*kinds, *parsed.size, parsed.unit] if w]
+            wanted = [w for w in [*kinds, *sizes, parsed.unit] if w]
         else:
-            wanted = [w for w in [parsed.unit, *parsed.size] if w]
+            wanted = [w for w in [parsed.unit, *sizes] if w]
         piece = _one_per_package(parsed, countable, head)
         if piece:  # a package of a cake holds the cake
             wanted = [piece, *parsed.size]
@@ -227,8 +229,9 @@ def _whole_item(parsed: ParsedLine) -> str | None:
 HALF_PIECES = re.compile(r"^(?:breast|fillet|filet)s?\b")
 # A diameter stated with the count, before the food ("6 (8-inch) tortillas", "2 10" pitas");
 # a burrito-size tortilla is the 10-inch one. "cut into 1-inch pieces" says no size.
-_LEADING_DIAMETER = re.compile(r'^\s*\d+(?:\.\d+|\s+\d+/\d+|/\d+)?\s*\(?\s*(\d+(?:\.\d+)?)\s*-?\s*'
-                               r'(?:inch(?:es)?\b|in\.|"|”)', re.I)
+_LEADING_DIAMETER = re.compile(r'^\s*\d+(?:\.\d+|\s+\d+/\d+|/\d+)?\s*(?:ea\.?\s*)?'
+                               r'(?:(?:large|small|medium)\s*)?\(?(?:[^)\d]*\babout\s+)?\s*'
+                               r'(\d+(?:\.\d+)?)\s*-?\s*(?:inch(?:es)?\b|in\.|"|”)', re.I)
 _BURRITO_SIZE = re.compile(r"(?i)\bburrito[- ]?(?:size|sized|style)\b")
 BURRITO_INCHES = 10.0
 # SR28 writes 6 1/2 inches as 6-1/2" and a range as 7-8".
@@ -262,6 +265,10 @@ def small_kind_foods(foods: pd.DataFrame) -> set[str]:
 
 # Kind words a line uses for one SR28 names otherwise ("roma tomatoes" are plum tomatoes).
 KIND_SYNONYMS = {"roma": "plum"}
+# A size SR28 has no portion for, and the nearest it has ("2 huge onions" are large ones, not
+# medium; SR28's own "extra large" egg is used where it exists).
+SIZE_FALLBACK = {"huge": "large", "big": "large", "giant": "large", "extra large": "large",
+                 "extra-large": "large", "jumbo": "large", "little": "small", "tiny": "small"}
 
 
 def _one_per_package(parsed: ParsedLine, countable: list[Portion], head: list[str]
