@@ -113,6 +113,7 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     ("2 lb littleneck clams, scrubbed", 2 * 68.0,
      "clams bought by weight are in their shell: SR28's 1 lb with shell yields 68 g of meat"),
     ("1 lb shucked clams", 453.592, "shucked clams are the meat"),
+    ("125 g shredded suet", 125.0, "suet is sold shredded and raw: no cooked-meat yield"),
     ("4 serrano chiles, minced", 4 * 6.1, "serranos are SR28's serrano (6.1 g), not the 45 g "
      "long green chili"),
     ("12 ea. 10-inch flour tortillas", 12 * 72.0, "the stated diameter after 'ea.' picks the "

@@ -211,3 +211,15 @@ def test_each_clause(main, size, unit):
 def test_household_measures_and_lengths(line, quantity, unit, why):
     parsed = parse_line(line)
     assert (parsed.quantity, parsed.unit) == (quantity, unit), why
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "why"), [
+    ("12 small potatoes or 10 medium ones weighing approximately 971g", 971.0, "gram",
+     "a stated weight is the line's total, not 12 SR28 potatoes"),
+    ("2 chickens weighing about 3 lbs each", 6.0, "pound", "a weight 'each' is per bird"),
+    ("½ of a 15 ounce can whole corn, drained", 7.5, "ounce",
+     "half of a 15-ounce can, not half an ounce"),
+])
+def test_stated_weights(line, quantity, unit, why):
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit) == (quantity, unit), why

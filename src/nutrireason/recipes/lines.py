@@ -107,6 +107,12 @@ def set_aside_lengths(main: str) -> tuple[str, list[str]]:
     return main, []
 
 
+# "weighing approximately 971 g": the line's weight, read as a parenthetical measure.
+WEIGHING = re.compile(r"(?i)\s*,?\s*\bweighing\s+(?:about\s+|approximately\s+|approx\.?\s+|"
+                      r"roughly\s+|around\s+)?(\d+(?:[.,]\d+)?\s*(?:g|grams?|kg|kilos?|oz|"
+                      r"ounces?|lbs?|pounds?)\b\.?(?:\s+each\b)?)")
+
+
 # Cooking appliances named in an amount ("3 Instant Pot or 4 (slow cooker) cups water"): the
 # amount for that appliance, not a food.
 APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pressure cooker|"
@@ -387,6 +393,11 @@ def leading_quantity(text: str) -> Leading | None:
         if packs.group(3):  # "1 10-13 oz bag": the pack-size range's first number
             each = range_first(packs.group(2), packs.group(3)) or each
         return Leading(count * each, MEASURES[packs.group(4).lower()], packs.group(0))
+    share = re.match(rf"^({_NUMBER})\s+of\s+an?\s+(\d+(?:\.\d+)?)\s*-?\s*({_MEASURE_WORDS})\.?"
+                     r"(?![\w])", text, re.I)
+    if share and parse_number(share.group(1)) is not None:  # "1/2 of a 15 ounce can"
+        amount = (parse_number(share.group(1)) or 0.0) * float(share.group(2))
+        return Leading(amount, MEASURES[share.group(3).lower()], share.group(0))
     ranged = re.match(rf"^({_NUMBER})\s*(?:-|to|or)\s*({_NUMBER})(?![\d/])", text)
     if ranged and parse_number(ranged.group(0)) is None:
         first = range_first(ranged.group(1), ranged.group(2))
@@ -469,6 +480,10 @@ def prepare(line: str) -> LineText:
     text = strip_noise(line)
     if text != " ".join(line.split()):
         rules.append("noise")
+    weighing = WEIGHING.sub(r" (\1)", text)  # "12 potatoes weighing about 971 g": a total
+    if weighing != text:
+        rules.append("weighing")
+        text = weighing
     main, parentheticals = split_parentheticals(text)
     if parentheticals:
         rules.append("parentheticals")

@@ -168,7 +168,7 @@ class StateResolver:
     def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
         """The entry for ``ndb_no`` in the line's state (first state that has a sibling);
         words of ``line`` break ties between siblings ("frozen, unsweetened")."""
-        states = implied_states(self.group.get(ndb_no), states)
+        states = implied_states(self.group.get(ndb_no), states, self.description.get(ndb_no, ""))
         if "drained" in states and SOAKED.search(line):
             # "dried chickpeas, soaked and drained": the soak is drained (the matched name
             # may already have used the word "dried")
@@ -407,13 +407,17 @@ DRAINED_OTHERWISE = frozenset({"cooked", "boiled", "dried", "raw"})
 EAR_WORDS = frozenset({"cob", "cobs", "ear", "ears"})
 
 
-def implied_states(group: str | None, states: list[str]) -> list[str]:
+def implied_states(group: str | None, states: list[str], description: str = "") -> list[str]:
     """The line's states with what they imply for the food's group: shredded or pulled meat
-    is cooked meat ("2 cups shredded chicken" is not raw chicken by the cup)."""
+    is cooked meat ("2 cups shredded chicken" is not raw chicken by the cup); shredded suet
+    or lard is the raw fat, sold shredded."""
     if "shredded" in states and group in SHREDDED_MEANS_COOKED and "raw" not in states \
-            and not COOKED_STATES & set(states):
+            and not COOKED_STATES & set(states) and not RAW_FATS.search(description):
         return sorted({*states, "cooked"})
     return states
+
+
+RAW_FATS = re.compile(r"(?i)\b(?:suet|lard|fatback)\b")
 
 
 # Grains and seeds without gluten of their own: a gluten-free one ("rolled oats (gluten-free)",
