@@ -113,6 +113,8 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     ("2 lb littleneck clams, scrubbed", 2 * 68.0,
      "clams bought by weight are in their shell: SR28's 1 lb with shell yields 68 g of meat"),
     ("1 lb shucked clams", 453.592, "shucked clams are the meat"),
+    ("3 lbs (1350 g) chicken parts with skin removed", 1360.777 * 0.68,
+     "chicken parts are bought on the bone (32 % of SR28's bird)"),
     ("125 g shredded suet", 125.0, "suet is sold shredded and raw: no cooked-meat yield"),
     ("4 serrano chiles, minced", 4 * 6.1, "serranos are SR28's serrano (6.1 g), not the 45 g "
      "long green chili"),
@@ -581,3 +583,24 @@ def test_a_roast_is_weighed_by_a_roast(resolver):
 def test_can_as_a_verb_is_no_container(resolver):
     item = resolver.ingredient("4 serrano chiles, minced (you can seed it if you want)")
     assert item.grams is not None
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("1 pound peeled, deveined jumbo shrimp, heads removed",
+     "Crustaceans, shrimp, raw (not previously frozen)",
+     "what was taken off ('heads removed') is no food word (it had been 'jumbo shrimp removed')"),
+    ("2 lb chicken thighs, skin removed",
+     "Chicken, broilers or fryers, dark meat, thigh, meat only, raw",
+     "skin removed is skinless: the meat-only thigh, not meat and skin"),
+    ("3 lbs chicken parts with skin removed", "Chicken, broilers or fryers, meat only, raw",
+     "'with skin removed' is skinless, not the entry with skin"),
+])
+def test_what_was_removed(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+def test_a_whole_fish_by_weight_is_unweighed(resolver):
+    # a whole fish weighed as bought is not 2 lb of flesh; SR28 gives fish no refuse to remove
+    item = resolver.ingredient("1 ea. (2 lb) whole red snapper, cleaned, fins removed")
+    assert item.grams is None and "whole fish" in item.problem
+    assert resolver.ingredient("2 lb whole salmon fillet").grams == pytest.approx(907.185)

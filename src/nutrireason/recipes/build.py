@@ -104,6 +104,8 @@ FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
+# A fish bought whole (head, bones and fins on), not fillets or steaks.
+WHOLE_FISH = re.compile(r"(?i)\bwhole\b(?![^,]*\b(?:fillets?|filets?|steaks?)\b)")
 # An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
 IN_SHELL = re.compile(r"(?i)\(with shell\),? yield")
 SHELLED = re.compile(r"(?i)\b(?:shucked|shelled|canned|cans?|tins?|jars?|packages?|frozen|"
@@ -388,6 +390,13 @@ class Resolver:
             not PORTION_OFF_THE_BONE.search(item.grams_method or "")
         edible = self.states.edible_share(item.ndb_no, states) \
             if parsed.unit_kind == "mass" or as_sampled else None
+        if edible is None and item.grams is not None and parsed.unit_kind == "mass" and \
+                WHOLE_FISH.search(parsed.line) and \
+                (item.sr28_description or "").startswith("Fish,"):
+            # SR28 analyses fish as its edible flesh and gives no refuse for a whole fish
+            item.problem = "a whole fish weighed as bought: SR28 gives no edible share for it"
+            item.grams = None
+            return
         if edible is None or item.grams is None:
             return
         share, where = edible

@@ -308,6 +308,11 @@ WITH_CLAUSE = re.compile(r"(?i)\s+(?:with(?:out)?|in(?=\s+(?:its|their)?\s*(?:ow
                          r"(?!(?:the\s+)?(?:skins?|bones?|peels?|tops?|rinds?)\b)[^,;]*")
 
 
+# "heads removed", "with skin removed", "stones removed": what was taken off, not the food.
+REMOVED_CLAUSE = re.compile(r"(?i)[\s,]+(?:with\s+)?(?:the\s+|their\s+|its\s+)?"
+                            r"(?:[a-z]+\s+){1,2}(?:removed|discarded)\b[^,;]*")
+
+
 # "Vegetable oil, to fry", "flour for dusting": what the food is for, not which food.
 PURPOSE_CLAUSE = re.compile(r"(?i)[\s,]+(?:to|for)\s+(?:fry|frying|deep[- ]?fry(?:ing)?|"
                             r"shallow[- ]?fry(?:ing)?|greas(?:e|ing)|serv(?:e|ing)|garnish(?:ing)?|"
@@ -320,7 +325,7 @@ def set_aside_clauses(text: str) -> tuple[str, list[str]]:
     """The main text without "into ..." cutting clauses, "with ..." clauses and "to fry" /
     "for dusting" purposes, and the clauses set aside (for state words)."""
     aside = []
-    for pattern in (INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
+    for pattern in (REMOVED_CLAUSE, INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
         found = pattern.search(text)
         if found and re.search(r"[a-z]", text[:found.start()], re.I):
             aside.append(found.group(0).strip(" ,"))

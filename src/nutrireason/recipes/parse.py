@@ -393,11 +393,13 @@ BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|d
                      r"[^)]*\)\s*(?:whole\s+)?(?:[a-z/-]+\s+)?(?:chicken|hen|duck|goose|turkey|"
                      r"capon)s?\b(?!\s+(?:breast|thigh|leg|wing|drumstick|fillet|filet|tender))|"
                      # cuts sold on the bone: "chicken pieces", "beef ribs", "lamb neck", chops
-                     r"\bwith (?:the )?bones?\b|\bchicken (?:pieces|quarters?)\b|\bjointed\b|"
+                     r"\bwith (?:the )?bones?\b|\bchicken (?:pieces|parts|quarters?)\b|\bjointed\b|"
                      r"\bpieces of chicken\b(?!\s+(?:breasts?|thighs?|tenders?|fillets?))|"
                      r"\b(?:baby )?back ribs\b|"
                      r"\b(?:beef|pork|lamb|mutton|goat) (?:ribs|necks?)\b|"
                      r"\bnecks? of (?:lamb|mutton|goat)\b|\bchops?\b|\bwhole\b[^,]*\brabbits?\b")
+SKIN_OFF = re.compile(r"\bskins?\s+(?:removed|off|discarded)\b|"
+                      r"\b(?:remove|removed|discard|discarded)\s+(?:the\s+)?skins?\b")
 BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|breast meat|"
                       r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
@@ -462,6 +464,8 @@ def line_states(text: str) -> list[str]:
         found.add("canned")
     if "fresh" in words or PATTED_DRY.search(lowered):
         found -= {"frozen", "canned", "dried"} if "fresh" in words else {"dried"}
+    if SKIN_OFF.search(lowered):  # "chicken thighs, skin removed"
+        found.add("skinless")
     if BONE_IN.search(first_alternative(text)) and not BONELESS.search(text):
         # the food used ("pork loin or pork chops" is a loin; "lamb or mutton breast chops"
         # are chops)
