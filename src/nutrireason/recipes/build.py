@@ -372,7 +372,7 @@ class Resolver:
                         if p.unit in MASS_UNITS and IN_SHELL.search(p.measure)), None)
         if portion is None:
             return
-        share = portion.grams / convert(portion.amount, portion.unit or "gram", "gram")
+        share = portion.grams / convert(portion.amount, str(portion.unit), "gram")
         item.grams = round(item.grams * share, 3)
         item.grams_method = f"{item.grams_method}; out of the shell x{share:.3g} " \
                             f"(SR28: {portion.amount:g} {portion.measure} = {portion.grams:g} g)"

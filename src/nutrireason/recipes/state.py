@@ -407,6 +407,10 @@ DRAINED_OTHERWISE = frozenset({"cooked", "boiled", "dried", "raw"})
 EAR_WORDS = frozenset({"cob", "cobs", "ear", "ears"})
 
 
+# Fats sold shredded and raw: "shredded suet" is no cooked meat.
+RAW_FATS = re.compile(r"(?i)\b(?:suet|lard|fatback)\b")
+
+
 def implied_states(group: str | None, states: list[str], description: str = "") -> list[str]:
     """The line's states with what they imply for the food's group: shredded or pulled meat
     is cooked meat ("2 cups shredded chicken" is not raw chicken by the cup); shredded suet
@@ -415,9 +419,6 @@ def implied_states(group: str | None, states: list[str], description: str = "") 
             and not COOKED_STATES & set(states) and not RAW_FATS.search(description):
         return sorted({*states, "cooked"})
     return states
-
-
-RAW_FATS = re.compile(r"(?i)\b(?:suet|lard|fatback)\b")
 
 
 # Grains and seeds without gluten of their own: a gluten-free one ("rolled oats (gluten-free)",
