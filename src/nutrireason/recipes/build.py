@@ -316,22 +316,22 @@ class Resolver:
         cuts = CUT_PORTIONS & set(portion_words(parsed))
         if not cuts:
             return None
-        for other in self.states.same_head(ndb_no):
-            found = self.weigher.weigh(parsed, other)
-            if found.grams is not None and (found.method or "").startswith("sr28_weight") and \
-                    cuts & set(re.findall(r"[a-z]+", found.method or "")):
-                return Weighed(found.grams, f"{found.method} (of {other}, "
-                                            f"{self.states.description[other]}: the same cut)")
-        return None
+        return self._relative_weight(
+            parsed, ndb_no, lambda method: method.startswith("sr28_weight") and
+            bool(cuts & set(re.findall(r"[a-z]+", method))), self.states.same_head,
+            ": the same cut")
 
     def _relative_weight(self, parsed: ParsedLine, ndb_no: str,
-                         fits: Callable[[str], bool]) -> Weighed | None:
-        """The line weighed by the closest relative whose weighing method ``fits``."""
-        for other in self.states.closest_relatives(ndb_no):
+                         fits: Callable[[str], bool],
+                         relatives: Callable[[str], list[str]] | None = None,
+                         why: str = "") -> Weighed | None:
+        """The line weighed by the first of ``relatives`` (the closest relatives by default)
+        whose weighing method ``fits``."""
+        for other in (relatives or self.states.closest_relatives)(ndb_no):
             found = self.weigher.weigh(parsed, other)
             if found.grams is not None and fits(found.method or ""):
                 return Weighed(found.grams, f"{found.method} (of {other}, "
-                                            f"{self.states.description[other]})")
+                                            f"{self.states.description[other]}{why})")
         return None
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:

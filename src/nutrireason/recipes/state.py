@@ -210,16 +210,11 @@ class StateResolver:
     def closest_relatives(self, ndb_no: str) -> list[str]:
         """Other entries of the same food (same head), those sharing most words first: where
         an entry lacks a portion, its nearest relative's is the same food's."""
-        description = self.description.get(ndb_no)
-        if description is None:
-            return []
-        own = words(description)
+        own = words(self.description.get(ndb_no, ""))
         needed = own - RELATIVE_IGNORED
-        relatives = [(len(own & words(text)), other)
-                     for other, text in self.by_head.get(_head(description), [])
-                     if other != ndb_no and needed <= words(text)
-                     and not (words(text) - own) & NEW_FORM_WORDS]
-        return [other for _, other in sorted(relatives, key=lambda r: (-r[0], r[1]))]
+        return [other for other in self.same_head(ndb_no)
+                if needed <= words(self.description[other])
+                and not (words(self.description[other]) - own) & NEW_FORM_WORDS]
 
     def same_head(self, ndb_no: str) -> list[str]:
         """Other entries of the same head ("Bread, italian" -> the other breads), those sharing
