@@ -366,7 +366,11 @@ class Matcher:
         return None
 
     def _first_reviewed(self, names: list[str | None]) -> Match | None:
+        """The first of ``names`` (most specific first) the reviewed map lists; none when that
+        one is refused ("ground coffee" is no brewed coffee, which "coffee" is)."""
         for candidate in names:
+            if candidate and candidate in self.reviewed and self.reviewed[candidate][0] is None:
+                return None
             found = self._reviewed(candidate)
             if found:
                 return found
@@ -434,14 +438,29 @@ class Matcher:
             if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary) \
                     or not self.names_the_kind(query, text):
                 continue
-            key = (score_description(query, text), fuzz.token_set_ratio(query, text), -index)
+            key = (not community_food(query, text), score_description(query, text),
+                   fuzz.token_set_ratio(query, text), -index)
             if best is None or key > best:
                 best = key
-        best = None if best is None else (best[0], -best[2])
+        best = None if best is None else (best[1], -best[3])
         if best is None or best[0] < MIN_SCORE:
             return None
         row = self.candidates.iloc[best[1]]
         return Match(row["ndb_no"], row["description"], round(best[0], 1), "token_score")
+
+
+# SR28's foods of one community's diet (its Alaska Native, American Indian entries: "Octopus
+# (Alaska Native)", "Mutton, cooked, roasted (Navajo)", "Tea, herbal, brewed, Hohoysi (Hopi)").
+COMMUNITY_FOODS = re.compile(r"\((alaska native|navajo|hopi|apache|northern plains indians|"
+                             r"shoshone bannock|southwest)\)")
+
+
+def community_food(query: str, description: str) -> bool:
+    """A community's food the query does not name: token scoring takes it only when no other
+    entry names the food ("1 kg octopus" is SR28's common octopus; huckleberries are only the
+    Alaska Native entry)."""
+    found = COMMUNITY_FOODS.search(description.lower())
+    return bool(found) and not set(found.group(1).split()) <= set(query.lower().split())
 
 
 def species_meat(name: str) -> str | None:

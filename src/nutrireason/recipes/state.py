@@ -471,7 +471,7 @@ def _head(description: str) -> str:
 
 # Words of an SR28 entry prepared as another dish than the plain food in a state.
 PREPARED_WORDS = frozenset(stem(w) for w in ("pickled", "harvard", "marinated", "spiced",
-                                             "creamed", "glazed", "candied"))
+                                             "creamed", "glazed", "candied", "seasoned"))
 # "Fat-free", "nonfat" and "skim" ask for the fat-free entry, not any reduced-fat one.
 FAT_FREE = re.compile(r"fat[- ]?free|non[- ]?fat|(?<!part-)(?<!part )(?<!semi-)(?<!semi )\bskim")
 # Flavours an entry may add to a food: another product than the plain one.
