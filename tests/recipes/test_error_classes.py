@@ -672,3 +672,66 @@ def test_a_scored_food_sr28_has_only_cooked_is_refused_for_a_raw_line(sr28, tmp_
 ])
 def test_weights_of_reviewed_names(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=0.01), why
+
+
+@pytest.mark.parametrize(("entry", "key"), [
+    ('{ndb_no: "11819", description: "x", names: [habanero], piece_grams: 6.1}', "piece_grams"),
+    ('{ndb_no: "11819", description: "x", names: [habanero], piece_grams: -1, note: "n"}',
+     "piece_grams"),
+    ('{ndb_no: null, names: [habanero], teaspoon_grams: 2, note: "n"}', "teaspoon_grams"),
+])
+def test_the_map_refuses_named_grams_without_a_food_a_number_and_a_note(tmp_path, entry, key):
+    from nutrireason.errors import DataError
+    from nutrireason.recipes.match import load_ingredient_map
+
+    path = tmp_path / "map.yaml"
+    path.write_text(f"entries:\n  - {entry}\n", encoding="utf-8")
+    with pytest.raises(DataError, match=key):
+        load_ingredient_map(path)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("2 scotch bonnet peppers", 2 * 6.1, "a scotch bonnet is a small chile: SR28's serrano "
+     "(6.1 g), not the 45 g long red chili"),
+    ("3 Thai chilies", 3 * 6.1, "Thai chiles are at most a serrano's weight"),
+    ("2 bird's eye chillies", 2 * 6.1, "bird's eye chiles are Thai chiles"),
+    ("½ cup chopped habanero peppers", 75.0, "a volume is weighed by the entry's own cup"),
+    ("8 guajillo chiles, stemmed", 8 * 7.0, "guajillos are dried chiles (SR28's pasilla, 7 g), "
+     "not 45 g fresh green chiles"),
+    ("2 (5 oz) cans tuna, drained", 2 * 141.748 * 0.88, "a can of fish is mostly fish: SR28's "
+     "tuna can drains to 0.89 of its net weight (beans, 0.57)"),
+    ("1 (15 oz) can black beans, drained", 425.243 * 0.57, "a bean can is half liquid"),
+    ("3 (6.5 oz) cans chopped clams, drained", 3 * 184.272 * 0.57,
+     "clams are canned in their juice: not the fish share"),
+])
+def test_piece_and_drained_weights(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=0.01), why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("115 g unsalted anchovy fillets", "Fish, anchovy, european, canned in oil, drained solids",
+     "an unsalted qualifier keeps the species: SR28's unsalted white tuna is another fish"),
+    ("4 tbsp grated Parmesan-style cheese", "Cheese, parmesan, grated",
+     "a Parmesan-style cheese is parmesan, not the plain-cheese default (cheddar)"),
+    ("2 cups durum wheat flour", "Semolina, enriched", "durum flour is semolina"),
+    ("10 oz high-gluten wheat flour", "Wheat flour, white, bread, enriched",
+     "high-gluten flour is bread flour"),
+    ("2 cups sprouted wheat flour", "Wheat flour, whole-grain", "sprouted flour is whole grain"),
+    ("3 cups white cornmeal", "Cornmeal, degermed, enriched, white", "SR28 has white cornmeal"),
+    ("1 cup dark corn syrup", "Syrups, corn, dark", "SR28 has dark corn syrup"),
+    ("½ lb reblochon cheese", "Cheese, brie",
+     "a soft-ripened cow's-milk cheese like brie, not cheddar"),
+    ("2 lb coarse-ground beef", "Beef, ground, 80% lean meat / 20% fat, raw",
+     "coarse-ground beef is ground beef"),
+])
+def test_identity_of_sub_phrase_matches(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("12 oz kashkaval cheese", "kashkaval is not in SR28; cheddar is another cheese"),
+    ("2 cups ragi flour", "finger millet is not in SR28, and wheat flour holds gluten"),
+])
+def test_named_cheeses_and_grains_sr28_lacks_are_refused(resolver, line, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no is None and item.problem, (why, item.sr28_description)

@@ -188,6 +188,7 @@ class Resolver:
     states: StateResolver
 
     teaspoon_grams: dict[str, float] = field(default_factory=dict)
+    piece_grams: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
@@ -199,7 +200,7 @@ class Resolver:
                    load_recipe_rules(), load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
-                   reviewed.teaspoon_grams)
+                   reviewed.teaspoon_grams, reviewed.piece_grams)
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -294,9 +295,22 @@ class Resolver:
         return Weighed(convert(parsed.quantity, parsed.unit, "teaspoon") * grams,
                        f"reviewed_density:{match.name}={grams:g} g per teaspoon")
 
+    def _named_piece(self, parsed: ParsedLine, match: Match) -> Weighed | None:
+        """A count of a name the reviewed map gives its own grams per piece ("2 scotch bonnet
+        peppers"), weighed by it."""
+        grams = self.piece_grams.get(match.name or "")
+        unit = (parsed.unit or "").rstrip("s")
+        own_noun = not unit or unit in {"piece", "whole"} or \
+            any(word.rstrip("s").startswith(unit) for word in (match.name or "").split())
+        if grams is None or parsed.unit_kind != "count" or parsed.quantity is None or \
+                not own_noun:
+            return None
+        return Weighed(parsed.quantity * grams, f"reviewed_piece:{match.name}={grams:g} g")
+
     def _weigh(self, parsed: ParsedLine, match: Match, ndb_no: str) -> Weighed:
-        """The line's grams: a reviewed density, else SR28's portions (or a relative's)."""
-        return self._named_density(parsed, match) or \
+        """The line's grams: a reviewed density or piece, else SR28's portions (or a
+        relative's)."""
+        return self._named_density(parsed, match) or self._named_piece(parsed, match) or \
             self._by_relative(parsed, ndb_no, self.weigher.weigh(parsed, ndb_no))
 
     def _volume_over_millilitres(self, parsed: ParsedLine, match: Match, ndb_no: str,
@@ -369,7 +383,8 @@ class Resolver:
         if not ("drained" in parsed.states and canned and parsed.unit_kind == "mass"
                 and can_size and item.grams is not None):
             return
-        share = self.states.yields.drained_share
+        share = self.states.yields.drained(self.states.group.get(item.ndb_no or ""),
+                                           item.sr28_description or "")
         item.grams = round(item.grams * share.factor, 3)
         item.grams_method = f"{item.grams_method}; drained solids x{share.factor:g} of the " \
                             "can's net weight"

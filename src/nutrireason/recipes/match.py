@@ -206,6 +206,22 @@ class ReviewedMap:
     # name -> grams per teaspoon, for names whose bulk density is not their SR28 food's
     # (kosher salt's flakes weigh about two thirds of table salt's grains by volume)
     teaspoon_grams: dict[str, float] = field(default_factory=dict)
+    # name -> grams per piece, for names SR28 weighs by another kind's piece (a habanero is
+    # not SR28's 45 g long red chili)
+    piece_grams: dict[str, float] = field(default_factory=dict)
+
+
+def _named_grams(path: Path, entry: dict, index: int, key: str) -> dict[str, float]:
+    """An entry's own grams for its names (``teaspoon_grams``, ``piece_grams``): a food, a
+    positive number and a note citing it."""
+    grams = entry.get(key)
+    if grams is None:
+        return {}
+    if entry.get("ndb_no") is None or not entry.get("note") or \
+            not isinstance(grams, int | float) or grams <= 0:
+        raise DataError(path, f"{key} needs a food, a positive number and a note citing it",
+                        field=f"entries[{index}].{key}", value=grams)
+    return {str(name).lower(): float(grams) for name in entry["names"]}
 
 
 def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
@@ -218,6 +234,7 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     weights: dict[str, dict[str, float]] = {}
     overrides: dict[str, dict[str, float]] = {}
     teaspoon: dict[str, float] = {}
+    piece: dict[str, float] = {}
     for index, entry in enumerate(data.get("entries", [])):
         ndb = entry.get("ndb_no")
         if ndb is not None and not re.fullmatch(r"\d{5}", str(ndb)):
@@ -237,15 +254,9 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
                                 "SR28's portion is wrong", field=f"entries[{index}].note")
             overrides[str(ndb)] = {str(k): float(v)
                                    for k, v in entry["weight_overrides"].items()}
-        if entry.get("teaspoon_grams") is not None:
-            grams = entry["teaspoon_grams"]
-            if ndb is None or not entry.get("note") or not isinstance(grams, int | float) \
-                    or grams <= 0:
-                raise DataError(path, "teaspoon_grams needs a food, a positive number and a "
-                                "note citing it", field=f"entries[{index}].teaspoon_grams",
-                                value=grams)
-            teaspoon.update({str(name).lower(): float(grams) for name in entry["names"]})
-    return ReviewedMap(table, weights, overrides, teaspoon)
+        teaspoon.update(_named_grams(path, entry, index, "teaspoon_grams"))
+        piece.update(_named_grams(path, entry, index, "piece_grams"))
+    return ReviewedMap(table, weights, overrides, teaspoon, piece)
 
 
 def fold(text: str) -> str:

@@ -72,7 +72,15 @@ class CookingYields(_Strict):
     groups: dict[str, GroupYield]
     default: CitedFactor
     drained_share: CitedFactor
+    drained_share_animal: CitedFactor
     rendered: dict[str, RenderedFood] = {}
+
+    def drained(self, group_code: str | None, description: str = "") -> CitedFactor:
+        """Drained solids per gram of a can's net weight: meat, poultry and fish cans hold
+        little liquid; vegetable, bean and shellfish cans (clams in their juice) about half."""
+        shellfish = description.startswith(("Mollusks", "Crustaceans"))
+        return self.drained_share_animal if group_code in MEAT_GROUPS and not shellfish \
+            else self.drained_share
 
     def factor(self, group_code: str) -> tuple[float, str]:
         """Cooked grams per raw gram for an SR28 group, and where the figure comes from."""
@@ -460,7 +468,8 @@ NEW_FORM_WORDS = {stem(w) for w in ("prepared", "reconstituted", "diluted", "wat
 CATEGORY_HEADS = {"soup", "sauce", "beverages", "cereals", "snacks", "spices", "candies",
                   "cookies", "crackers", "nuts", "seeds", "salad dressing", "syrups",
                   "sweeteners", "oil", "leavening agents", "alcoholic beverage", "pie fillings",
-                  "puddings", "toppings", "desserts", "cheese"}
+                  "puddings", "toppings", "desserts", "cheese", "fish", "mollusks",
+                  "crustaceans", "game meat"}
 
 
 def _head(description: str) -> str:
