@@ -696,6 +696,9 @@ def test_the_map_refuses_named_grams_without_a_food_a_number_and_a_note(tmp_path
     ("3 Thai chilies", 3 * 6.1, "Thai chiles are at most a serrano's weight"),
     ("2 bird's eye chillies", 2 * 6.1, "bird's eye chiles are Thai chiles"),
     ("½ cup chopped habanero peppers", 75.0, "a volume is weighed by the entry's own cup"),
+    ("3 fresh scotch bonnet chili peppers", 3 * 6.1, "the name with 'chili peppers' too"),
+    ("14 large sweet aji peppers, seeded", 14 * 6.1, "aji dulce is a habanero-sized sweet "
+     "pepper, not a 164 g bell pepper"),
     ("8 guajillo chiles, stemmed", 8 * 7.0, "guajillos are dried chiles (SR28's pasilla, 7 g), "
      "not 45 g fresh green chiles"),
     ("2 (5 oz) cans tuna, drained", 2 * 141.748 * 0.88, "a can of fish is mostly fish: SR28's "
@@ -723,6 +726,9 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
      "a soft-ripened cow's-milk cheese like brie, not cheddar"),
     ("2 lb coarse-ground beef", "Beef, ground, 80% lean meat / 20% fat, raw",
      "coarse-ground beef is ground beef"),
+    ("4 green tomatoes", "Tomatoes, green, raw", "SR28 has green tomatoes, not only red ones"),
+    ("2 hot green peppers", "Peppers, hot chili, green, raw",
+     "hot green peppers are chiles, not bell peppers"),
 ])
 def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
@@ -731,6 +737,7 @@ def test_identity_of_sub_phrase_matches(resolver, line, description, why):
 @pytest.mark.parametrize(("line", "why"), [
     ("12 oz kashkaval cheese", "kashkaval is not in SR28; cheddar is another cheese"),
     ("2 cups ragi flour", "finger millet is not in SR28, and wheat flour holds gluten"),
+    ("1 ham bone", "a ham bone flavours the stock and is taken out (was read as bacon)"),
 ])
 def test_named_cheeses_and_grains_sr28_lacks_are_refused(resolver, line, why):
     item = resolver.ingredient(line)
