@@ -10,7 +10,9 @@ protein, sodium, carbohydrates, saturated fat, sugar) the number compared, the m
 percentage error and the share within 20 % of the published figure; kept recipes beyond 2x
 (or under 0.5x) published calories, flagged or not; then the worst recipes by calories with
 the kcal each line contributes. Published figures are sites' own estimates: read the
-distribution, not single recipes.
+distribution, not single recipes. A last table splits the kept recipes by how they were weighed:
+those whose energy comes at least 70 % from masses the page states (where the weighing is not
+in question, the error is the food's identity or the site's own figure) and the others.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from nutrireason.recipes.validation import compare_build, read_published, summary, worst
+from nutrireason.recipes.validation import (
+    by_weighing,
+    compare_build,
+    read_published,
+    summary,
+    worst,
+)
 
 TARGETS = {"kept_share": 0.90, "calories": (0.10, 0.70), "protein": (0.12, None),
            "sodium": (0.15, None)}
@@ -74,6 +82,22 @@ def print_worst(comparisons, kcal: dict[str, float], count: int) -> None:
             print(f"    {part:<24} {line['line'][:60]:<60} -> {food[:60]}")
 
 
+def print_by_weighing(comparisons, kcal: dict[str, float]) -> None:
+    print("\nkept recipes by weighing (calories / protein / sodium: n, median err, within 20%):")
+    names = {"stated_masses": ">= 70 % of energy from stated masses",
+             "other": "the rest (volumes, counts)"}
+    for key, figures in by_weighing(comparisons, kcal).items():
+        cells = []
+        for nutrient in ("calories", "protein", "sodium"):
+            row = figures["nutrients"][nutrient]
+            if row["median_error"] is None:
+                cells.append(f"{nutrient} -")
+                continue
+            cells.append(f"{nutrient} {row['n']} {row['median_error']:.1%} "
+                         f"{row['within_20']:.0%}")
+        print(f"  {names[key]:<38} {figures['kept']:>4} recipes | " + " | ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, help="published-nutrition JSON file")
@@ -81,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=15)
     args = parser.parse_args(argv)
     published = read_published(args.path)
-    sr28 = read_sr28_bundle() if args.build is None or args.worst else None
+    sr28 = read_sr28_bundle()
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.build
         if folder is None:
@@ -89,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
             build(args.path, folder, sr28)
         comparisons = compare_build(folder, published)
     print_summary(summary(comparisons))
+    kcal = kcal_per_100g(sr28)
     if args.worst:
-        print_worst(comparisons, kcal_per_100g(sr28), args.worst)
+        print_worst(comparisons, kcal, args.worst)
+    print_by_weighing(comparisons, kcal)
     return 0
 
 

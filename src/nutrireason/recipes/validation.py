@@ -117,6 +117,29 @@ def summary(comparisons: list[RecipeComparison]) -> dict[str, Any]:
     return out
 
 
+def stated_mass_share(item: RecipeComparison, kcal: dict[str, float]) -> float | None:
+    """The share of a recipe's computed energy from lines weighed by a mass the page states
+    ("450 g", "1 lb"), not by a volume or a count: where it is high, a disagreement with the
+    published figure is not the weighing's."""
+    energies = [(line["grams"] * kcal.get(line.get("ndb_no") or "", 0.0) / 100,
+                 str(line.get("grams_method") or "")) for line in item.lines
+                if line.get("grams") and line.get("ndb_no")]
+    total = sum(energy for energy, _ in energies)
+    if not total:
+        return None
+    return sum(energy for energy, method in energies if method.startswith("mass:")) / total
+
+
+def by_weighing(comparisons: list[RecipeComparison], kcal: dict[str, float],
+                threshold: float = 0.7) -> dict[str, dict[str, Any]]:
+    """:func:`summary` of the kept recipes whose energy comes at least ``threshold`` from
+    stated masses, and of the other kept recipes."""
+    kept = [c for c in comparisons if c.kept]
+    stated = [c for c in kept if (stated_mass_share(c, kcal) or 0.0) >= threshold]
+    other = [c for c in kept if c not in stated]
+    return {"stated_masses": summary(stated), "other": summary(other)}
+
+
 def worst(comparisons: list[RecipeComparison], count: int = 15) -> list[RecipeComparison]:
     """The kept recipes furthest from their published calories (by log ratio)."""
     scored = [(abs(math.log(r)), c) for c in comparisons if c.kept and (r := c.ratio())]
