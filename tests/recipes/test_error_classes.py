@@ -742,3 +742,26 @@ def test_identity_of_sub_phrase_matches(resolver, line, description, why):
 def test_named_cheeses_and_grains_sr28_lacks_are_refused(resolver, line, why):
     item = resolver.ingredient(line)
     assert item.ndb_no is None and item.problem, (why, item.sr28_description)
+
+
+@pytest.mark.parametrize(("line", "each"), [
+    ("24 large (15/20) shrimp, peeled", 453.592 / 17.5),
+    ("36 peeled shrimp (21/25 count)", 453.592 / 23),
+    ("12 16-20 count prawns", 453.592 / 18),
+    ("8 sea scallops (10/20 count)", 453.592 / 15),
+    ("1/2 cup shrimp", None),  # a fraction is no count
+    ("24 (15/20) cherry tomatoes", None),  # only shellfish are graded so
+    ("2 shrimp (1/2 inch pieces)", None),
+])
+def test_grams_per_counted_piece(line, each):
+    from nutrireason.recipes.lines import grams_per_counted_piece
+
+    found = grams_per_counted_piece(line)
+    assert found == (None if each is None else pytest.approx(each))
+
+
+def test_counted_shrimp_with_a_count_per_pound(resolver):
+    # SR28's "large" shrimp weighs 7 g; a 15/20 count is 15-20 to the pound
+    item = resolver.ingredient("24 large (15/20) shrimp, peeled and deveined")
+    assert item.grams == pytest.approx(24 * 453.592 / 17.5, rel=0.01)
+    assert resolver.ingredient("1 lb shrimp (21/25)").grams == pytest.approx(453.592)

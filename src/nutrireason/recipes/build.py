@@ -31,6 +31,7 @@ from nutrireason.recipes.grams import (
     portion_words,
     small_kind_foods,
 )
+from nutrireason.recipes.lines import grams_per_counted_piece
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
@@ -307,10 +308,21 @@ class Resolver:
             return None
         return Weighed(parsed.quantity * grams, f"reviewed_piece:{match.name}={grams:g} g")
 
+    def _counted_per_pound(self, parsed: ParsedLine) -> Weighed | None:
+        """Shrimp counted with their count per pound ("24 large (15/20) shrimp"): each weighs
+        a pound over the count (SR28's "large" shrimp is 7 g; a 15/20 one is 26 g)."""
+        each = grams_per_counted_piece(parsed.line)
+        if each is None or parsed.unit_kind != "count" or parsed.quantity is None or \
+                (parsed.unit or "piece").rstrip("s") not in {"piece", "shrimp", "prawn",
+                                                               "scallop"}:
+            return None
+        return Weighed(parsed.quantity * each, f"count per pound on the line: {each:.1f} g each")
+
     def _weigh(self, parsed: ParsedLine, match: Match, ndb_no: str) -> Weighed:
-        """The line's grams: a reviewed density or piece, else SR28's portions (or a
-        relative's)."""
+        """The line's grams: a reviewed density or piece, a count per pound, else SR28's
+        portions (or a relative's)."""
         return self._named_density(parsed, match) or self._named_piece(parsed, match) or \
+            self._counted_per_pound(parsed) or \
             self._by_relative(parsed, ndb_no, self.weigher.weigh(parsed, ndb_no))
 
     def _volume_over_millilitres(self, parsed: ParsedLine, match: Match, ndb_no: str,

@@ -77,6 +77,27 @@ LEADING_LENGTH = re.compile(rf"(?i)^({_NUMBER})\s*-?\s*{LENGTH}\.?\s*")
 COUNT_THEN_LENGTH = re.compile(rf"(?i)^(\d+)\s+(\d+/\d+|\d*\.\d+)\s*-?\s*{LENGTH}\.?\s*")
 
 
+# A shellfish size as a count per pound ("24 large (15/20) shrimp", "36 shrimp (21/25 count)",
+# "16-20 count prawns"): the trade's grading, which says what one piece weighs.
+PER_POUND = re.compile(r"(?i)\(\s*(\d{1,2})\s*[/-]\s*(\d{1,2})\s*(?:count|ct\.?|"
+                       r"per\s+(?:pound|lb))?\s*\)|\b(\d{1,2})\s*[/-]\s*(\d{1,2})\s*(?:count|ct)\b")
+SHELLFISH = re.compile(r"(?i)\b(?:shrimps?|prawns?|scallops?)\b")
+
+
+def grams_per_counted_piece(line: str) -> float | None:
+    """Grams of one shrimp, prawn or scallop from a count per pound on the line (453.6 g over
+    the count's middle), or None: a pair of numbers that is no such count (a fraction, "1/2")
+    is not read."""
+    if not SHELLFISH.search(line):
+        return None
+    for found in PER_POUND.finditer(line):
+        low, high = (int(n) for n in (found.group(1) or found.group(3),
+                                       found.group(2) or found.group(4)))
+        if 6 <= low < high <= low + 15:
+            return 453.592 / ((low + high) / 2)
+    return None
+
+
 def household_measures(text: str) -> str:
     """Dessert and soup spoons as teaspoons, fifths as millilitres, dozens as counts."""
     text = HOUSEHOLD_SPOONS.sub(
