@@ -765,3 +765,17 @@ def test_counted_shrimp_with_a_count_per_pound(resolver):
     item = resolver.ingredient("24 large (15/20) shrimp, peeled and deveined")
     assert item.grams == pytest.approx(24 * 453.592 / 17.5, rel=0.01)
     assert resolver.ingredient("1 lb shrimp (21/25)").grams == pytest.approx(453.592)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 can diced tomatoes", 411.0, "SR28's tomato can (190 g) is smaller than any can recipes "
+     "name; a can of no size is the US standard 14.5 oz"),
+    ("1 (28 oz) can whole tomatoes", 793.79, "a stated size wins"),
+    ("1 can crushed tomatoes", 411.0, "crushed tomatoes come in the same can"),
+    ("½ can tomatoes", 205.5, "half a can (a unicode fraction before 'can') is canned "
+     "tomatoes, not raw ones weighed by the can"),
+])
+def test_cans_of_tomatoes(resolver, line, grams, why):
+    item = resolver.ingredient(line)
+    assert item.grams == pytest.approx(grams, rel=0.01), why
+    assert "canned" in item.sr28_description, why

@@ -460,7 +460,7 @@ def line_states(text: str) -> list[str]:
     words = set(re.findall(r"[a-zé]+", lowered))
     found = {LINE_STATE_WORDS[w] for w in words if w in LINE_STATE_WORDS}
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
-    if re.match(r"^\s*[\d/. -]+.*\b(?:cans?|tins?)\b", before_comma):
+    if re.match(r"^\s*[\d/. ½¼¾⅓⅔⅛⅜⅝⅞-]+.*\b(?:cans?|tins?)\b", before_comma):
         found.add("canned")
     if "fresh" in words or PATTED_DRY.search(lowered):
         found -= {"frozen", "canned", "dried"} if "fresh" in words else {"dried"}
