@@ -779,3 +779,12 @@ def test_cans_of_tomatoes(resolver, line, grams, why):
     item = resolver.ingredient(line)
     assert item.grams == pytest.approx(grams, rel=0.01), why
     assert "canned" in item.sr28_description, why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 cup bread cubes", 35.0, "the cut is read from the line when the parser drops it from "
+     "the name: SR28's cup of bread cubes (35 g), not its crumbs (45 g)"),
+    ("1 cup fresh bread crumbs", 45.0, "a cup of fresh crumbs stays the crumbs cup"),
+])
+def test_a_cut_the_parser_dropped_still_picks_the_portion(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why

@@ -347,6 +347,10 @@ def portion_words(parsed: ParsedLine) -> list[str]:
     then the food's own words (a shape: "elbow macaroni", "pasta shells")."""
     found = list(parsed.prep)
     found += [PORTION_SYNONYMS[w] for w in parsed.prep if w in PORTION_SYNONYMS]
+    # a cut the parser dropped from the food name ("1 cup bread cubes" parses as "bread")
+    spelled = re.findall(r"[a-z]+", parsed.line.lower())
+    found += [PORTION_SYNONYMS.get(w, w) for w in spelled
+              if PORTION_SYNONYMS.get(w, w) in CUT_PORTIONS]
     food = (parsed.food or "").split()
     found += [PORTION_SYNONYMS.get(w, w) for w in food]
     return list(dict.fromkeys(found))
