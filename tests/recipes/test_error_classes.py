@@ -788,3 +788,20 @@ def test_cans_of_tomatoes(resolver, line, grams, why):
 ])
 def test_a_cut_the_parser_dropped_still_picks_the_portion(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("2 cups shredded cooked chicken", "Chicken, broilers or fryers, meat only, stewed",
+     "cooked chicken taken apart is its meat: the skin stays with the bones"),
+    ("3 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat only, roasted",
+     "a rotisserie bird is roasted; its shredded meat is meat only"),
+    ("4 cups cooked turkey meat, chopped", "Turkey, whole, meat only, cooked, roasted",
+     "chopped cooked turkey is its meat"),
+    ("2 cups shredded cooked chicken, with the skin",
+     "Chicken, broilers or fryers, meat and skin, cooked, stewed",
+     "a line that keeps the skin keeps it"),
+    ("2 lb chicken, cut up", "Chicken, broilers or fryers, meat and skin, raw",
+     "a raw bird cut up keeps its skin"),
+])
+def test_cooked_poultry_taken_apart_is_its_meat(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

@@ -116,6 +116,9 @@ class StateChoice:
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
+POULTRY = "0500"
+# Cooked poultry taken apart: the meat is pulled off the bones and the skin left behind.
+PULLED_APART = re.compile(r"(?i)\b(?:shredded|shred|pulled|diced|chopped|cubed|cut[- ]up)\b")
 # Poultry, pork, beef, lamb and game are shredded or pulled only once cooked.
 SHREDDED_MEANS_COOKED = {"0500", "1000", "1300", "1700"}
 ANIMAL_GROUPS = MEAT_GROUPS | {"0100", "0700"}
@@ -162,6 +165,7 @@ class StateResolver:
         keep = ~foods["group_code"].isin(EXCLUDED) & foods["manufacturer"].fillna("").eq("")
         kept = foods.loc[keep, ["ndb_no", "description", "group_code"]]
         self.description = dict(zip(foods["ndb_no"], foods["description"], strict=True))
+        self.by_description = {text: ndb for ndb, text in self.description.items()}
         self.group = dict(zip(foods["ndb_no"], foods["group_code"], strict=True))
         self.refuse = {}
         if "refuse" in foods:
@@ -184,8 +188,24 @@ class StateResolver:
         current, problem, unknown = self._qualified(self._lean(ndb_no, states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
-        choice = self._in_state(current, states, line)
+        choice = self._meat_only(self._in_state(current, states, line), line)
         return replace(choice, unknown=unknown) if unknown and not choice.problem else choice
+
+    def _meat_only(self, choice: StateChoice, line: str) -> StateChoice:
+        """Cooked poultry taken apart ("2 cups shredded cooked chicken", "diced cooked
+        turkey") is its meat: the skin stays behind with the bones. SR28's meat-only entry in
+        the same cooking, where the line does not mention the skin."""
+        description = choice.description
+        if self.group.get(choice.ndb_no) != POULTRY or "meat and skin," not in description \
+                or choice.yield_factor is not None or not PULLED_APART.search(line) or \
+                re.search(r"(?i)\bskin\b", line):
+            return choice
+        only = description.replace("meat and skin,", "meat only,")
+        found = self.by_description.get(only) or \
+            self.by_description.get(only.replace("meat only, cooked,", "meat only,"))
+        if found is None or not COOKING_WORDS & words(description):
+            return choice
+        return replace(choice, ndb_no=found, description=self.description[found])
 
     def _in_state(self, current: str, states: list[str], line: str) -> StateChoice:
         """The sibling of ``current`` in the line's state, or a yield for a raw entry."""
