@@ -174,10 +174,11 @@ def test_fat_share_and_fillets(resolver, line, description, why):
 
 
 @pytest.mark.parametrize(("line", "description", "grams", "why"), [
-    ("2 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat and skin, cooked, "
-     "roasted", 2 * 140.0, "'rotisserie' says roasted, not which part: not SR28's rotisserie "
-     "back meat (no cup portion) but roasted meat and skin by its chopped cup (140 g)"),
-    ("3 cups shredded chicken", "Chicken, broilers or fryers, meat and skin, cooked, stewed",
+    ("2 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat only, roasted",
+     2 * 140.0, "'rotisserie' says roasted, not which part: not SR28's rotisserie back meat "
+     "(no cup portion) but roasted meat (shredded: the skin stays behind) by its chopped cup "
+     "(140 g)"),
+    ("3 cups shredded chicken", "Chicken, broilers or fryers, meat only, stewed",
      3 * 140.0, "chicken is shredded once cooked: not raw chicken by a generic density"),
     ("1 lb raw chicken breast, shredded", "Chicken, broilers or fryers, breast, meat and "
      "skin, raw", 453.592, "a line that says raw stays raw"),

@@ -190,8 +190,8 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
      "canned beets are not SR28's pickled beets"),
     ("1 can (14.5 oz) stewed tomatoes", "Tomatoes, red, ripe, canned, stewed",
      "a cooking word the line says is no penalty"),
-    ("3 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat and skin, cooked, "
-     "roasted", "rotisserie chicken is roasted"),
+    ("3 cups shredded rotisserie chicken", "Chicken, broilers or fryers, meat only, roasted",
+     "rotisserie chicken is roasted (and shredded, its meat only)"),
     # birds, eggs and fish named by their kind
     ("1 fried chicken egg (sunny side-up)", "Egg, whole, cooked, fried",
      "a chicken egg is an egg, not fried chicken"),
