@@ -806,3 +806,16 @@ def test_a_cut_the_parser_dropped_still_picks_the_portion(resolver, line, grams,
 ])
 def test_cooked_poultry_taken_apart_is_its_meat(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
+
+
+@pytest.mark.parametrize(("line", "description", "why"), [
+    ("4 (7 oz) boneless duck breasts", "Duck, young duckling, domesticated, White Pekin, breast, "
+     "meat and skin, boneless, cooked, roasted",
+     "a farmed duck's breast is SR28's Pekin breast with its skin, not a wild duck's meat"),
+    ("10 oz frozen chopped spinach, thawed and drained", "Spinach, frozen, chopped or leaf, "
+     "unprepared", "'drained' after a thaw is no can"),
+    ("1 lb 80/20 ground chuck", "Beef, ground, 80% lean meat / 20% fat, raw",
+     "a cut the reviewed sub-phrase names ('ground chuck') is ground beef, not chuck for stew"),
+])
+def test_state_moves_keep_the_kind(resolver, line, description, why):
+    assert resolver.ingredient(line).sr28_description == description, why

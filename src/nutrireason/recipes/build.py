@@ -170,7 +170,7 @@ def reviewed_states(states: list[str], match: Match) -> list[str]:
     """The line's states less a cut or preservation the reviewed name already names: the
     reviewer chose that entry ("sirloin tip roast" is SR28's tip round, not another sirloin;
     "smoked bacon" is bacon, which is smoked)."""
-    if match.method != "reviewed_map" or not match.name:
+    if match.method not in ("reviewed_map", "reviewed_subphrase") or not match.name:
         return states
     named = name_words(match.name)
     return [s for s in states if not (s.startswith("part:") and s[5:] in named)

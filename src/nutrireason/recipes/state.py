@@ -403,6 +403,8 @@ class StateResolver:
                 continue
             if state == "raw" and found & COOKING_WORDS:
                 continue
+            if "wild" in found and "wild" not in base and "wild" not in line_words:
+                continue  # a wild duck's breast is not a farmed duck's
             if state == "drained" and "liquid" in found:
                 continue
             if {"on", "cob"} <= found and not EAR_WORDS & line_words:
@@ -425,7 +427,7 @@ class StateResolver:
 LEGUMES = "1600"
 SOAKED = re.compile(r"(?i)\b(?:dried|soaked|soak)\b")
 # States that say what was drained when it is not a can.
-DRAINED_OTHERWISE = frozenset({"cooked", "boiled", "dried", "raw"})
+DRAINED_OTHERWISE = frozenset({"cooked", "boiled", "dried", "raw", "frozen"})
 # Words that ask for corn on the cob.
 EAR_WORDS = frozenset({"cob", "cobs", "ear", "ears"})
 
