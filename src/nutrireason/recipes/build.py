@@ -51,12 +51,10 @@ from nutrireason.recipes.schema import (
 )
 from nutrireason.recipes.state import (
     COOKED_STATES,
-    COOKING_WORDS,
     MEAT_GROUPS,
     StateResolver,
     load_cooking_yields,
 )
-from nutrireason.recipes.state import words as state_words
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
@@ -224,7 +222,7 @@ class Resolver:
         scored_cooked = self._scored_cooked(match, states)
         choice = self.states.choose(match.ndb_no, [*states, "raw"] if scored_cooked else states,
                                     line)
-        if scored_cooked and self._cooked(choice.description):
+        if scored_cooked and self.states.is_cooked(choice.description):
             choice = replace(choice, problem=f"SR28 has {choice.description!r} only cooked and "
                                              f"the line names no cooking")
         if choice.problem:
@@ -258,18 +256,13 @@ class Resolver:
             self._check_amount(item)
         return item
 
-    def _cooked(self, description: str) -> bool:
-        """Cooked by moist or dry heat; not a baked good or a prepared product, whose baked
-        or prepared state is the one it is used in (a baked pie crust, prepared pudding)."""
-        product = re.sub(r"(?i)\b(?:dry|oil)[- ]roasted\b", " ", description)  # roasted nuts
-        return bool(state_words(product) & (COOKING_WORDS - {"prepared", "baked"}))
-
     def _scored_cooked(self, match: Match, states: list[str]) -> bool:
         """A food found by token scoring in a cooked state for a line that names no cooking
         ("250 g black glutinous rice" scored to the cooked glutinous rice, "deboned mutton"
         to SR28's roasted mutton): the raw entry is wanted, and without one nothing fits.
         Reviewed names chose their entry's state."""
-        return match.method == "token_score" and self._cooked(match.description) and \
+        return match.method == "token_score" and \
+            self.states.is_cooked(match.description) and \
             not (COOKED_STATES | {"raw"}) & set(states)
 
     def _match(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:

@@ -372,15 +372,19 @@ class Matcher:
         (such a name is never matched by sub-phrase or token scoring: "kaffir lime leaves"
         are not limes)."""
         for candidate in names:
-            if candidate and candidate in self.reviewed and self.reviewed[candidate][0] is None:
+            if self._refused(candidate):
                 return self.reviewed[candidate][1] or "no SR28 food fits (reviewed)"
         return None
+
+    def _refused(self, name: str | None) -> bool:
+        """The reviewed map lists ``name`` as having no SR28 food."""
+        return bool(name) and name in self.reviewed and self.reviewed[name][0] is None
 
     def _first_reviewed(self, names: list[str | None]) -> Match | None:
         """The first of ``names`` (most specific first) the reviewed map lists; none when that
         one is refused ("ground coffee" is no brewed coffee, which "coffee" is)."""
         for candidate in names:
-            if candidate and candidate in self.reviewed and self.reviewed[candidate][0] is None:
+            if self._refused(candidate):
                 return None
             found = self._reviewed(candidate)
             if found:

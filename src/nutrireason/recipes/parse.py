@@ -12,6 +12,7 @@ from ingredient_slicer import IngredientSlicer
 from ingredient_slicer import _utils as _slicer_utils
 
 from nutrireason.recipes.lines import (
+    FRACTIONS,
     each_clause,
     first_alternative,
     leading_quantity,
@@ -452,6 +453,10 @@ def own_text(text: str) -> str:
     return lowered
 
 
+# "2 cans", "½ can", "1 (15 oz) can": an amount, then a can or tin (unicode fractions too).
+LEADING_CAN = re.compile(rf"^\s*[\d/. {''.join(FRACTIONS)}-]+.*\b(?:cans?|tins?)\b")
+
+
 def line_states(text: str) -> list[str]:
     """State words on the line ("1 cup rice, cooked", "(drained)", "2 cans salmon"), in a fixed
     order; alternatives in parentheses ("(or frozen)") and states a "fresh" line rules out do
@@ -460,7 +465,7 @@ def line_states(text: str) -> list[str]:
     words = set(re.findall(r"[a-zé]+", lowered))
     found = {LINE_STATE_WORDS[w] for w in words if w in LINE_STATE_WORDS}
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
-    if re.match(r"^\s*[\d/. ½¼¾⅓⅔⅛⅜⅝⅞-]+.*\b(?:cans?|tins?)\b", before_comma):
+    if LEADING_CAN.match(before_comma):
         found.add("canned")
     if "fresh" in words or PATTED_DRY.search(lowered):
         found -= {"frozen", "canned", "dried"} if "fresh" in words else {"dried"}

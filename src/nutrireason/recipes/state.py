@@ -363,6 +363,13 @@ class StateResolver:
         return bool(found & RAW_WORDS) and not found & {"cooked", "canned", "boiled",
                                                         "roasted", "fried", "baked"}
 
+    def is_cooked(self, description: str) -> bool:
+        """Cooked by moist or dry heat; not a baked good or a prepared product, whose baked
+        or prepared state is the one it is used in (a baked pie crust, prepared pudding), nor
+        dry- or oil-roasted nuts."""
+        product = re.sub(r"(?i)\b(?:dry|oil)[- ]roasted\b", " ", description)
+        return bool(words(product) & (COOKING_WORDS - {"prepared", "baked"}))
+
     def _wanted(self, ndb_no: str, states: list[str]) -> list[str]:
         wanted = [s for s in ("canned", "boiled", "roasted", "grilled", "fried", "cooked",
                               "frozen", "dried", "smoked") if s in states]
