@@ -730,6 +730,10 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
     ("4 green tomatoes", "Tomatoes, green, raw", "SR28 has green tomatoes, not only red ones"),
     ("2 hot green peppers", "Peppers, hot chili, green, raw",
      "hot green peppers are chiles, not bell peppers"),
+    ("1 tsp ground chili pepper", "Spices, pepper, red or cayenne",
+     "a ground chile is the dried spice, not a fresh chile by the chopped cup"),
+    ("½ cup chilli pepper", "Peppers, hot chili, green, raw",
+     "the British spelling in the singular is a chile, not black pepper through 'pepper'"),
 ])
 def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why

@@ -256,7 +256,34 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
                                    for k, v in entry["weight_overrides"].items()}
         teaspoon.update(_named_grams(path, entry, index, "teaspoon_grams"))
         piece.update(_named_grams(path, entry, index, "piece_grams"))
+    for ndb, portion, grams in _portion_overrides(path, data.get("portion_overrides") or []):
+        if portion in overrides.get(ndb, {}):
+            raise DataError(path, "portion overridden twice", field="portion_overrides",
+                            value=f"{ndb} {portion}")
+        overrides.setdefault(ndb, {})[portion] = grams
     return ReviewedMap(table, weights, overrides, teaspoon, piece)
+
+
+def _portion_overrides(path: Path, rows: list) -> list[tuple[str, str, float]]:
+    """``portion_overrides``: SR28 portions of any food replaced by reviewed grams (a food
+    the map names by way of a state or a sibling too), each with a note citing its source."""
+    out = []
+    for index, row in enumerate(rows):
+        where = f"portion_overrides[{index}]"
+        ndb, portion, grams = row.get("ndb_no"), row.get("portion"), row.get("grams")
+        if not re.fullmatch(r"\d{5}", str(ndb)):
+            raise DataError(path, "ndb_no must be 5 digits", field=f"{where}.ndb_no", value=ndb)
+        if not isinstance(portion, str) or not portion.strip():
+            raise DataError(path, "portion must name SR28's measure word", field=f"{where}.portion",
+                            value=portion)
+        if not isinstance(grams, int | float) or isinstance(grams, bool) or grams <= 0:
+            raise DataError(path, "grams must be a positive number", field=f"{where}.grams",
+                            value=grams)
+        if not row.get("note"):
+            raise DataError(path, "a portion override needs a note citing its grams",
+                            field=f"{where}.note")
+        out.append((str(ndb), portion.strip().lower(), float(grams)))
+    return out
 
 
 def fold(text: str) -> str:
