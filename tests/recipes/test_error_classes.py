@@ -734,6 +734,15 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
      "a ground chile is the dried spice, not a fresh chile by the chopped cup"),
     ("½ cup chilli pepper", "Peppers, hot chili, green, raw",
      "the British spelling in the singular is a chile, not black pepper through 'pepper'"),
+    ("3 dried chilli peppers", "Peppers, hot chile, sun-dried",
+     "a dried chile is SR28's sun-dried one (the fresh entry has no dried sibling)"),
+    ("2 oz fried or toasted peanuts", "Peanuts, all types, oil-roasted, without salt",
+     "fried peanuts are oil-roasted, never the boiled entry a 'cooked' word reached"),
+    ("15 oz canned potatoes", "Potatoes, canned, drained solids",
+     "SR28 has canned potatoes: not raw potatoes with a cooking yield"),
+    ("1 cup cooked instant rice", "Rice, white, long-grain, precooked or instant, enriched, "
+     "prepared", "SR28 says 'prepared' for cooked instant rice: not the dry entry with the "
+     "grain's water uptake"),
 ])
 def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why

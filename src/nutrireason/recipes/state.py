@@ -30,7 +30,7 @@ NEUTRAL_WORDS = RAW_WORDS | {"fresh", "as", "purchased", "without", "with", "sal
 NEUTRAL_WORDS = {stem(w) for w in NEUTRAL_WORDS}  # folded as :func:`words` folds them
 # Line state -> description words a sibling must have (any one), best first.
 STATE_WORDS = {
-    "cooked": ("cooked", "canned"),
+    "cooked": ("cooked", "canned", "prepared"),
     "boiled": ("boiled", "stewed", "simmered", "poached", "cooked", "canned"),  # moist heat
     "roasted": ("roasted", "baked", "cooked"), "grilled": ("grilled", "broiled", "cooked"),
     "fried": ("fried", "cooked"), "canned": ("canned",), "frozen": ("frozen",),
@@ -41,6 +41,9 @@ STATE_WORDS = {
 PARTS = CUTS
 for _part in PARTS:
     STATE_WORDS[_part] = (_part,)
+# A fried line never lands on a moist-heat entry it does not name (fried peanuts are
+# oil-roasted, not boiled).
+MOIST_HEAT = frozenset({"boiled", "stewed", "simmered", "poached", "braised"})
 COOKING_WORDS = {"cooked", "boiled", "roasted", "fried", "baked", "stewed", "braised",
                  "broiled", "grilled", "simmered", "prepared"}
 # drained / rinsed say "canned" for foods that come canned.
@@ -406,7 +409,11 @@ class StateResolver:
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)
             joined_cut = state in PARTS and state in text.lower().replace(" ", "")
-            if other == ndb_no or not (found & set(STATE_WORDS[state]) or joined_cut):
+            oil_roasted = state == "fried" and {"oil", "roasted"} <= found  # fried nuts
+            if other == ndb_no or not (found & set(STATE_WORDS[state]) or joined_cut or
+                                       oil_roasted):
+                continue
+            if state == "fried" and found & MOIST_HEAT and not MOIST_HEAT & line_words:
                 continue
             if state == "raw" and found & COOKING_WORDS:
                 continue
