@@ -30,6 +30,18 @@ def test_cutting_and_with_clauses_are_set_aside(text, main, aside, why):
 
 
 @pytest.mark.parametrize(("text", "expected", "why"), [
+    ("3½ dl milk", "350 ml milk", "a unicode fraction is part of the amount"),
+    ("3 1/2 dl milk", "350 ml milk", "a fraction's denominator alone is no amount (was 3 and "
+     "1/200 ml)"),
+    ("½ dl (50 ml) boiling water", "50 ml (50 ml) boiling water", "half a decilitre"),
+    ("2,5 dl cream", "250 ml cream", "a decimal comma"),
+    ("5 cl rum", "50 ml rum", "centilitres"),
+])
+def test_decilitres_and_centilitres_with_any_amount(text, expected, why):
+    assert expand_abbreviations(text) == expected, why
+
+
+@pytest.mark.parametrize(("text", "expected", "why"), [
     ("1 - 4 pound whole turkey breast", "1 4-pound whole turkey breast",
      "one item of a size: a singular 'pound' after the range"),
     ("1 - 2 pounds ground beef", "1-2 pounds ground beef", "plural unit: a real range"),
@@ -743,6 +755,16 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
     ("1 cup cooked instant rice", "Rice, white, long-grain, precooked or instant, enriched, "
      "prepared", "SR28 says 'prepared' for cooked instant rice: not the dry entry with the "
      "grain's water uptake"),
+    ("200 ml gravy", "Gravy, beef, canned, ready-to-serve",
+     "a gravy is the sauce, not 'Gravy, brown, dry' (81 g of dry mix)"),
+    ("2 tbsp gravy granules", "Gravy, brown, dry", "granules are the dry mix"),
+    ("1 cup turkey gravy", "Gravy, turkey, canned, ready-to-serve", "SR28 has turkey gravy"),
+    ("1 can (8 ounces) water chestnuts", "Waterchestnuts, chinese, canned, solids and liquids",
+     "the canned sibling differs from the raw entry only by its aside '(matai)'"),
+    ("1 can (13.5 oz) coconut cream",
+     "Nuts, coconut cream, raw (liquid expressed from grated meat)",
+     "canned coconut cream is not 'coconut cream, canned, sweetened' (cream of coconut): a "
+     "sibling that adds a word of its own keeps the aside"),
 ])
 def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     assert resolver.ingredient(line).sr28_description == description, why
@@ -752,6 +774,7 @@ def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     ("12 oz kashkaval cheese", "kashkaval is not in SR28; cheddar is another cheese"),
     ("2 cups ragi flour", "finger millet is not in SR28, and wheat flour holds gluten"),
     ("1 ham bone", "a ham bone flavours the stock and is taken out (was read as bacon)"),
+    ("1 tsp gravy browning", "a colouring for gravy, not gravy"),
 ])
 def test_named_cheeses_and_grains_sr28_lacks_are_refused(resolver, line, why):
     item = resolver.ingredient(line)

@@ -54,8 +54,11 @@ UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "t
                       "packs?": "package", "ltrs?": "liter", "mls": "ml",
                       "cupfuls?": "cup", "ea": ""}
 # Decilitres and centilitres, which the slicer does not read, as millilitres.
-METRIC_VOLUME = re.compile(r"(?i)(\d+(?:[.,]\d+)?)\s*(dl|cl|decilit(?:er|re)s?|"
-                          r"centilit(?:er|re)s?)\b\.?")
+# The amount may be a mixed number ("3½ dl", "1 1/2 dl"): a fraction's denominator alone
+# is no amount ("3 1/2 dl" had been 3 and 1/200 ml).
+METRIC_VOLUME = re.compile(r"(?i)(?<![\w/.,])(\d+\s+\d+/\d+|\d+/\d+|(?:\d+(?:[.,]\d+)?)?\s*["
+                          + "".join(FRACTIONS) + r"]|\d+(?:[.,]\d+)?)\s*(dl|cl|"
+                          r"decilit(?:er|re)s?|centilit(?:er|re)s?)\b\.?")
 # "2 heaping spoonfuls": a spoonful is read as a tablespoon, the serving spoon of UK and US
 # home recipes (a heaped or level one alike: approximators are dropped everywhere).
 SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?(?:spoonfuls?|spoons?)\b")
@@ -141,7 +144,10 @@ APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pre
 
 
 def _millilitres(found: re.Match[str]) -> str:
-    amount = float(found.group(1).replace(",", "."))
+    text = found.group(1).replace(",", ".")
+    for glyph, fraction in FRACTIONS.items():
+        text = text.replace(glyph, f" {fraction}")
+    amount = parse_number(" ".join(text.split())) or 0.0
     return f"{amount * (100 if found.group(2).lower().startswith('d') else 10):g} ml"
 
 

@@ -405,6 +405,9 @@ class StateResolver:
         ``variety`` may differ (canned salmon is pink or sockeye, not Atlantic farmed)."""
         description = self.description[ndb_no]
         base = words(description) - NEUTRAL_WORDS - variety
+        # words only in a parenthesised aside ("Waterchestnuts, chinese, (matai), raw") may be
+        # missing from a sibling that adds no words of its own but the state's
+        aside = base - words(re.sub(r"\([^)]*\)", " ", description))
         best: tuple[float, str] | None = None
         for other, text in self.by_head.get(_head(description), []):
             found = words(text)
@@ -425,6 +428,9 @@ class StateResolver:
                 continue  # "1 cup frozen corn" is kernels, not SR28's frozen corn on the cob
             missing = base - found - (COOKING_WORDS if state == "raw" else set()) - \
                 ({"liquid"} if state == "drained" else set())
+            if missing and missing <= aside and not (found - words(description) - NEUTRAL_WORDS
+                                                     - set(STATE_WORDS[state])):
+                missing = set()  # only the raw entry's aside differs ("(matai)")
             if state not in PARTS and (missing - {"skin", "and"} or
                                        (missing and state != "skinless")):
                 continue
