@@ -63,3 +63,17 @@ def test_a_portion_overridden_twice_is_refused(tmp_path):
                     encoding="utf-8")
     with pytest.raises(DataError, match="twice"):
         load_ingredient_map(path)
+
+
+@pytest.mark.parametrize(("line", "description", "grams", "why"), [
+    ("1 can low sodium diced tomatoes",
+     "Tomatoes, red, ripe, canned, packed in tomato juice, no salt added", 411.0,
+     "'low sodium' spelled apart is a qualifier, not a food word before 'tomatoes' (the line "
+     "was unmatched); the unsalted can is the same 14.5 oz can"),
+    ("1 can no-salt-added diced tomatoes",
+     "Tomatoes, red, ripe, canned, packed in tomato juice, no salt added", 411.0,
+     "SR28 weighs both cans at 190 g"),
+])
+def test_unsalted_canned_tomatoes(resolver, line, description, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.sr28_description, item.grams) == (description, pytest.approx(grams)), why

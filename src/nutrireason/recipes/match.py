@@ -80,6 +80,8 @@ HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
 
 
 # Words in a name that say nothing about which food it is.
+# Words of a qualifier the parser carries as a state ("low sodium tomatoes"): no food word.
+QUALIFIER_WORDS = {"sodium"}
 LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality", "best",
                "homemade", "store", "bought", "storebought", "favorite", "favourite", "choice",
                "your", "extra", "thin", "thick", "sliced", "chopped", "diced", "minced",
@@ -429,7 +431,8 @@ class Matcher:
                 after = words[start + length:]
                 # "lamb steaks", "fish oil", "lentil flour": a food word (a category word too)
                 # before the phrase names another food
-                specific_before = before is not None and stem(before) not in LOOSE_WORDS and \
+                specific_before = before is not None and \
+                    stem(before) not in LOOSE_WORDS | QUALIFIER_WORDS and \
                     (stem(before) in self.vocabulary or stem(before) in KIND_CATEGORIES) and \
                     not (found and stem(before) in tokens(found.description))
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
