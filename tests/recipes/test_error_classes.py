@@ -758,6 +758,8 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
     ("200 ml gravy", "Gravy, beef, canned, ready-to-serve",
      "a gravy is the sauce, not 'Gravy, brown, dry' (81 g of dry mix)"),
     ("2 tbsp gravy granules", "Gravy, brown, dry", "granules are the dry mix"),
+    ("1 cup light cream", "Cream, fluid, light (coffee cream or table cream)",
+     "light cream is SR28's light (table) cream, not heavy whipping cream"),
     ("1 cup turkey gravy", "Gravy, turkey, canned, ready-to-serve", "SR28 has turkey gravy"),
     ("1 can (8 ounces) water chestnuts", "Waterchestnuts, chinese, canned, solids and liquids",
      "the canned sibling differs from the raw entry only by its aside '(matai)'"),
