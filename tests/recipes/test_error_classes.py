@@ -760,6 +760,13 @@ def test_piece_and_drained_weights(resolver, line, grams, why):
     ("2 tbsp gravy granules", "Gravy, brown, dry", "granules are the dry mix"),
     ("1 cup light cream", "Cream, fluid, light (coffee cream or table cream)",
      "light cream is SR28's light (table) cream, not heavy whipping cream"),
+    ("1 cup light sour cream", "Cream, sour, reduced fat, cultured",
+     "'light' before a fatty food is its reduced-fat version"),
+    ("8 oz light cream cheese", "Cheese, cream, low fat", "light cream cheese is lower in fat"),
+    ("2 tbsp light butter", "Butter, light, stick, with salt", "SR28 has light butter"),
+    ("1 cup packed light brown sugar", "Sugars, brown", "light brown sugar is no fat qualifier"),
+    ("2 tbsp light soy sauce", "Soy sauce made from soy and wheat (shoyu)",
+     "light soy sauce is no fat qualifier"),
     ("1 cup turkey gravy", "Gravy, turkey, canned, ready-to-serve", "SR28 has turkey gravy"),
     ("1 can (8 ounces) water chestnuts", "Waterchestnuts, chinese, canned, solids and liquids",
      "the canned sibling differs from the raw entry only by its aside '(matai)'"),
@@ -777,6 +784,10 @@ def test_identity_of_sub_phrase_matches(resolver, line, description, why):
     ("2 cups ragi flour", "finger millet is not in SR28, and wheat flour holds gluten"),
     ("1 ham bone", "a ham bone flavours the stock and is taken out (was read as bacon)"),
     ("1 tsp gravy browning", "a colouring for gravy, not gravy"),
+    ("1 can light coconut milk", "SR28 has no light coconut milk: the full-fat one has about "
+     "twice its fat"),
+    ("8 oz light cool whip", "SR28 has no light whipped topping; the '1' of '1.5 ounce "
+     "prepared with 1/2 cup milk' is no 1 % milkfat (it had chosen powdered topping)"),
 ])
 def test_named_cheeses_and_grains_sr28_lacks_are_refused(resolver, line, why):
     item = resolver.ingredient(line)

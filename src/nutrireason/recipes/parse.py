@@ -369,6 +369,10 @@ def _measure_wins(unit: str | None, measure_unit: str) -> bool:
     return kind == "count" or (kind == "volume" and measure_unit in MASS_UNITS)
 
 
+# Foods whose "light" version is a reduced-fat one.
+LIGHT_FAT_FOODS = r"sour cream|cream cheese|butter|margarine|coconut milk|coconut cream|" \
+    r"cheddar(?: cheese)?|mozzarella(?: cheese)?|ricotta(?: cheese)?|feta(?: cheese)?|" \
+    r"cheese|ice cream|whipped topping|cool whip|mayo(?:nnaise)?|ranch(?: dressing)?"
 # Qualifiers that make another food and must survive into the SR28 entry.
 QUALIFIER_PATTERNS = {
     "gluten_free": re.compile(r"\bgluten[- ]?free\b|\bgf\b"),
@@ -377,6 +381,9 @@ QUALIFIER_PATTERNS = {
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
                               r"\bnon[- ]?fat\b|\bskim(?:med)?\b|\blowfat\b|"
+                              # "light" is less fat only before a fatty food ("light sour
+                              # cream"), not light cream, brown sugar, corn syrup or soy sauce
+                              rf"\b(?:light|lite)\s+(?:{LIGHT_FAT_FOODS})\b|"
                               r"(?<![\d.])[12]\s*%\s*(?:(?:milk)?fat\s+)?"
                               r"(?:milk|milkfat|greek|yogurt|cottage)\b"),
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),

@@ -144,10 +144,11 @@ QUALIFIER_WORDS = {
     "low_sodium": [{"low", "sodium"}, {"reduced", "sodium"}, {"less", "sodium"}, {"no", "salt"},
                    {"without", "salt"}, {"sodium", "free"}],
     "reduced_fat": [{"reduced", "fat"}, {"low", "fat"}, {"lowfat"}, {"nonfat"}, {"fat", "free"},
-                    {"skim"}, {"1"}, {"2"}, {"light"}],
+                    {"skim"}, {"light"}],
     "sugar_free": [{"sugar", "free"}, {"no", "sugar"}, {"without", "sugar"}, {"sugarfree"}],
     "whole_grain": [{"whole", "grain"}, {"whole", "wheat"}, {"wholemeal"}],
 }
+LOW_MILKFAT = re.compile(r"(?<![\d.])[12]% milkfat")
 # A qualifier that changes one nutrient only: where SR28 has no entry honouring it, the plain
 # entry stands for the food with that nutrient unknown ("no-salt-added tomatoes" are tomatoes
 # whose sodium SR28 does not give). Salt itself is not a salt-free food.
@@ -477,6 +478,8 @@ def _honours(description: str, name: str) -> bool:
     found = words(description)
     if name == "gluten_free" and GLUTEN_FREE_FOODS.match(description):
         return True
+    if name == "reduced_fat" and LOW_MILKFAT.search(description):
+        return True  # "1% milkfat", not the 1 of "1.5 ounce prepared with 1/2 cup milk"
     return any(need <= found for need in QUALIFIER_WORDS[name])
 
 
