@@ -147,7 +147,9 @@ def _millilitres(found: re.Match[str]) -> str:
     text = found.group(1).replace(",", ".")
     for glyph, fraction in FRACTIONS.items():
         text = text.replace(glyph, f" {fraction}")
-    amount = parse_number(" ".join(text.split())) or 0.0
+    amount = parse_number(" ".join(text.split()))
+    if amount is None:
+        return found.group(0)  # left as written: no amount is made up
     return f"{amount * (100 if found.group(2).lower().startswith('d') else 10):g} ml"
 
 

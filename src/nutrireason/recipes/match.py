@@ -79,9 +79,9 @@ HEAD_SYNONYMS = {"stock": {"broth", "stock", "bouillon", "soup"},
                  "powder": {"powder", "powdered", "ground", "dry", "dried", "granulated"}}
 
 
-# Words in a name that say nothing about which food it is.
 # Words of a qualifier the parser carries as a state ("low sodium tomatoes"): no food word.
-QUALIFIER_WORDS = {"sodium"}
+QUALIFIER_NAME_WORDS = {"sodium"}
+# Words in a name that say nothing about which food it is.
 LOOSE_WORDS = {"fresh", "large", "small", "medium", "organic", "good", "quality", "best",
                "homemade", "store", "bought", "storebought", "favorite", "favourite", "choice",
                "your", "extra", "thin", "thick", "sliced", "chopped", "diced", "minced",
@@ -432,7 +432,7 @@ class Matcher:
                 # "lamb steaks", "fish oil", "lentil flour": a food word (a category word too)
                 # before the phrase names another food
                 specific_before = before is not None and \
-                    stem(before) not in LOOSE_WORDS | QUALIFIER_WORDS and \
+                    stem(before) not in LOOSE_WORDS | QUALIFIER_NAME_WORDS and \
                     (stem(before) in self.vocabulary or stem(before) in KIND_CATEGORIES) and \
                     not (found and stem(before) in tokens(found.description))
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
