@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from nutrireason.recipes.lines import expand_abbreviations, set_aside_clauses
+from nutrireason.recipes.lines import expand_abbreviations, set_aside_clauses, strip_noise
 from nutrireason.recipes.parse import line_states, own_text, parse_line
 from nutrireason.recipes.schema import RecipeRecord
 
@@ -38,7 +38,8 @@ def test_cutting_and_with_clauses_are_set_aside(text, main, aside, why):
     ("5 cl rum", "50 ml rum", "centilitres"),
 ])
 def test_decilitres_and_centilitres_with_any_amount(text, expected, why):
-    assert expand_abbreviations(text) == expected, why
+    # the text rules in the parser's order: unicode fractions are spelled out first
+    assert expand_abbreviations(strip_noise(text)) == expected, why
 
 
 @pytest.mark.parametrize(("text", "expected", "why"), [

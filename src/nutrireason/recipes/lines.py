@@ -54,11 +54,10 @@ UNIT_ABBREVIATIONS = {"gms?": "g", "grms?": "g", "kgs": "kg", "kilos?": "kg", "t
                       "packs?": "package", "ltrs?": "liter", "mls": "ml",
                       "cupfuls?": "cup", "ea": ""}
 # Decilitres and centilitres, which the slicer does not read, as millilitres.
-# The amount may be a mixed number ("3½ dl", "1 1/2 dl"): a fraction's denominator alone
-# is no amount ("3 1/2 dl" had been 3 and 1/200 ml).
-METRIC_VOLUME = re.compile(r"(?i)(?<![\w/.,])(\d+\s+\d+/\d+|\d+/\d+|(?:\d+(?:[.,]\d+)?)?\s*["
-                          + "".join(FRACTIONS) + r"]|\d+(?:[.,]\d+)?)\s*(dl|cl|"
-                          r"decilit(?:er|re)s?|centilit(?:er|re)s?)\b\.?")
+# The amount may be a mixed number ("1 1/2 dl"; :func:`strip_noise` spells "3½" so): a
+# fraction's denominator alone is no amount ("3 1/2 dl" had been 3 and 1/200 ml).
+METRIC_VOLUME = re.compile(r"(?i)(?<![\w/.,])(\d+\s+\d+/\d+|\d+/\d+|\d+(?:[.,]\d+)?)\s*"
+                          r"(dl|cl|decilit(?:er|re)s?|centilit(?:er|re)s?)\b\.?")
 # "2 heaping spoonfuls": a spoonful is read as a tablespoon, the serving spoon of UK and US
 # home recipes (a heaped or level one alike: approximators are dropped everywhere).
 SPOONFUL = re.compile(rf"(?i)(?<=\d)\s*(?:(?:{APPROXIMATE})\s+)?(?:spoonfuls?|spoons?)\b")
@@ -144,10 +143,7 @@ APPLIANCES = re.compile(r"(?i)\b(?:instant ?pot|slow[- ]cooker|crock[- ]?pot|pre
 
 
 def _millilitres(found: re.Match[str]) -> str:
-    text = found.group(1).replace(",", ".")
-    for glyph, fraction in FRACTIONS.items():
-        text = text.replace(glyph, f" {fraction}")
-    amount = parse_number(" ".join(text.split()))
+    amount = parse_number(found.group(1).replace(",", "."))
     if amount is None:
         return found.group(0)  # left as written: no amount is made up
     return f"{amount * (100 if found.group(2).lower().startswith('d') else 10):g} ml"

@@ -134,9 +134,11 @@ def by_weighing(comparisons: list[RecipeComparison], kcal: dict[str, float],
                 threshold: float = 0.7) -> dict[str, dict[str, Any]]:
     """:func:`summary` of the kept recipes whose energy comes at least ``threshold`` from
     stated masses, and of the other kept recipes."""
-    kept = [c for c in comparisons if c.kept]
-    stated = [c for c in kept if (stated_mass_share(c, kcal) or 0.0) >= threshold]
-    other = [c for c in kept if c not in stated]
+    stated: list[RecipeComparison] = []
+    other: list[RecipeComparison] = []
+    for item in (c for c in comparisons if c.kept):
+        share = stated_mass_share(item, kcal) or 0.0
+        (stated if share >= threshold else other).append(item)
     return {"stated_masses": summary(stated), "other": summary(other)}
 
 
