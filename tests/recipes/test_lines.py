@@ -38,6 +38,13 @@ def test_parentheticals_leave_the_main_text_innermost_first():
     ("2 cups oat or soy milk", "2 cups oat milk"),  # the shared noun stays
     ("1 cup stock / water", "1 cup stock"),
     ("1 cup milk or white stock", "1 cup milk"),  # not "milk stock"
+    # a one-word first food with the other's noun, a food the map knows; the other's
+    # adjective is not the first food's
+    ("1 cup whipping or light cream", "1 cup whipping cream"),
+    ("1 cup heavy or light cream", "1 cup heavy cream"),
+    ("2 tbsp granulated or brown sugar", "2 tbsp granulated sugar"),
+    ("1 cup bacon or smoked sausage", "1 cup bacon"),  # "bacon sausage" is no food
+    ("1 lemon, or 3 tablespoons lemon juice", "1 lemon"),  # a lemon is a food alone
 ])
 def test_first_alternative(text, expected):
     assert first_alternative(text) == expected

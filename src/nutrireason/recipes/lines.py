@@ -257,7 +257,20 @@ def first_alternative(text: str) -> str:
             # "almond or cashew milk" -> almond milk, "semisweet or bittersweet chocolate
             # chips" -> semisweet chocolate chips (not "milk or white stock" -> milk stock)
             return f"{first} {' '.join(other[1:])}"
+        if _shares_head_noun(word, other):
+            return f"{first} {other[-1]}"
     return first
+
+
+def _shares_head_noun(word: str, other: list[str]) -> bool:
+    """A one-word first alternative that names no food alone but does with the other food's
+    last word, as the reviewed map knows it: "whipping or light cream" is whipping cream,
+    "granulated or brown sugar" granulated sugar ("whipping" alone had fallen through to the
+    light cream). "1 lemon, or 3 tablespoons lemon juice" stays a lemon (a food alone)."""
+    noun = other[-1].lower() if other else ""
+    names = _reviewed_names()
+    return len(other) >= 2 and noun.isalpha() and word not in names and \
+        f"{word} {noun}" in names
 
 
 def later_alternatives(text: str) -> list[str]:
