@@ -99,6 +99,8 @@ def test_identity_of_the_food(resolver, line, description, why):
     ("4 ice cubes", "SR28 water has no cube portion; a glass (237 g) is not an ice cube"),
     ("1 bunch fresh dill", "SR28 dill has sprigs, not bunches: a sprig is not a bunch"),
     ("1 package oatmeal cookies", "a package of cookies holds many; SR28 has no package"),
+    ("3 artichoke hearts (from a can)", "SR28's hearts (frozen) have no piece; a heart is not "
+     "the raw artichoke's whole medium one (128 g)"),
 ])
 def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     item = resolver.ingredient(line)

@@ -59,6 +59,10 @@ from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
 
+# Count units that name a part of a plant or a cut of a food, not the whole one.
+PART_PIECES = {"heart", "stalk", "rib", "leaf", "floret", "clove", "sprig", "wedge", "slice",
+               "segment", "spear"}
+
 
 class CategoryRule(_Strict):
     group: str
@@ -346,7 +350,9 @@ class Resolver:
         raw cherries' 8 g cherry; "20 large shrimp" by its relative's large ones)."""
         if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
             piece = (parsed.unit or "").rstrip("s")
-            words = [w for w in (piece, "medium", *parsed.size) if w]
+            # a part ("2 artichoke hearts") is never its relative's whole medium piece
+            medium = None if piece in PART_PIECES else "medium"
+            words = [w for w in (piece, medium, *parsed.size) if w]
             return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and any(
                 re.search(rf"\b{re.escape(w)}(?:e?s)?\b", method) for w in words)) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
