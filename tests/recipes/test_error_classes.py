@@ -154,6 +154,13 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "the untreated shrimp entry has no piece: its relative's large one (4 large = 28 g)"),
     ("2 turkey wings", 2 * 256,
      "SR28's turkey wing portion says 'bone removed': nothing comes off"),
+    ("1 tin (400 g) butter beans (235 g drained weight)", 235.0,
+     "the drained solids the line states, not 0.57 of the 400 g tin"),
+    ("1 can (9 oz drained) sliced mushrooms", 9 * 28.349523125,
+     "the stated drained ounces, not SR28's can of drained mushrooms"),
+    ("500 g lentils (tinned, 300 g drained)", 300 / 2.6,
+     "SR28 has no canned lentils: the stated 300 g of drained (cooked) lentils, turned into "
+     "raw lentils by the legume yield 2.6, not the whole 500 g tin"),
 ])
 def test_weights(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

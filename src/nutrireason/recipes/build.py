@@ -31,7 +31,7 @@ from nutrireason.recipes.grams import (
     portion_words,
     small_kind_foods,
 )
-from nutrireason.recipes.lines import grams_per_counted_piece
+from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained_grams
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
@@ -58,6 +58,8 @@ from nutrireason.recipes.state import (
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
+
+STATED_DRAINED_METHOD = "stated_drained_weight"
 
 # Count units that name a part of a plant or a cut of a food, not the whole one.
 PART_PIECES = {"heart", "stalk", "rib", "leaf", "floret", "clove", "sprig", "wedge", "slice",
@@ -242,7 +244,7 @@ class Resolver:
         if choice.yield_factor is not None:  # recorded even when the line has no grams
             item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
-            weighed = self._weigh(parsed, match, choice.ndb_no)
+            weighed = self._stated_drained(parsed) or self._weigh(parsed, match, choice.ndb_no)
             if parsed.replaced and parsed.unit_kind == "mass":
                 by_volume = self._volume_over_millilitres(parsed, match, choice.ndb_no, weighed)
                 if by_volume is not weighed:
@@ -386,8 +388,19 @@ class Resolver:
                                             f"{self.states.description[other]}{why})")
         return None
 
+    def _stated_drained(self, parsed: ParsedLine) -> Weighed | None:
+        """The drained solids a canned line states ("400 g tinned chickpeas (240 g drained
+        weight)", "1 can (230 g drained) chickpeas"): the grams eaten, not the can's net
+        weight or SR28's can."""
+        grams = stated_drained_grams(parsed.line)
+        if grams is None or "canned" not in parsed.states:
+            return None
+        return Weighed(grams, f"{STATED_DRAINED_METHOD}={grams:g} g")
+
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A drained canned food weighed by its can's net weight keeps only the solids."""
+        if (item.grams_method or "").startswith(STATED_DRAINED_METHOD):
+            return
         can_size = {"paren_measure", "pack_size"} & set(parsed.rules) or \
             re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line) or standard_can(item.grams)
         canned = "canned" in parsed.states or "canned" in (item.sr28_description or "").lower()

@@ -100,6 +100,21 @@ def grams_per_counted_piece(line: str) -> float | None:
     return None
 
 
+# "(240 g drained)", "250 grams drained and rinsed", "8 oz drained weight": the solids of a
+# can, stated by the recipe.
+STATED_DRAINED = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*(g|grams?|oz|ounces?)\.?\s+"
+                            r"(?:net\s+)?drained\b")
+
+
+def stated_drained_grams(line: str) -> float | None:
+    """Grams of a can's drained solids that the line states, or None."""
+    found = STATED_DRAINED.search(line)
+    if found is None:
+        return None
+    per_unit = 28.349523125 if found.group(2).lower().startswith(("oz", "ounce")) else 1.0
+    return float(found.group(1)) * per_unit
+
+
 def household_measures(text: str) -> str:
     """Dessert and soup spoons as teaspoons, fifths as millilitres, dozens as counts."""
     text = HOUSEHOLD_SPOONS.sub(
