@@ -425,6 +425,11 @@ def test_a_qualifier_does_not_change_the_soup(resolver):
     ("1 cup low-sodium chicken broth", "Soup, chicken broth, less/reduced sodium, ready to serve",
      [], "an entry honouring the qualifier is used, and gives its own sodium"),
     ("1 tablespoon unsalted butter", "Butter, without salt", [], "SR28's unsalted butter"),
+    ("6 cups vegetable broth, (low or no sodium)", "Soup, vegetable broth, ready to serve",
+     ["sodium"], "low or no sodium is either one, not the salted broth's 296 mg per 100 g"),
+    ("2 cups chicken broth (low/no-sodium)",
+     "Soup, chicken broth, less/reduced sodium, ready to serve", [],
+     "the slash spelling of the same choice"),
 ])
 def test_low_sodium_without_an_entry(resolver, line, description, unknown, why):
     item = resolver.ingredient(line)

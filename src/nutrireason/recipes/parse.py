@@ -376,7 +376,9 @@ LIGHT_FAT_FOODS = r"sour cream|cream cheese|butter|margarine|coconut milk|coconu
 # Qualifiers that make another food and must survive into the SR28 entry.
 QUALIFIER_PATTERNS = {
     "gluten_free": re.compile(r"\bgluten[- ]?free\b|\bgf\b"),
-    "low_sodium": re.compile(r"\b(?:low|reduced|less)[- ](?:sodium|salt)\b|\bno[- ]salt[- ]added\b|"
+    # "low or no sodium" / "low/no-sodium" is either one: not the salted food
+    "low_sodium": re.compile(r"\b(?:low|reduced|less)(?:\s*(?:or|/)\s*no)?[- ](?:sodium|salt)\b|"
+                             r"\bno[- ]salt[- ]added\b|"
                              r"\bunsalted\b|"
                              r"\b(?:sodium|salt)[- ]free\b"),
     "reduced_fat": re.compile(r"\b(?:reduced|low|lower)[- ]fat\b|\bfat[- ]free\b|"
