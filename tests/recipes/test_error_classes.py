@@ -363,6 +363,15 @@ def test_piece_sizes(resolver, line, grams, why):
     ("2 cups elbow macaroni", 2 * 122.0, "cup elbows", "a pasta shape picks SR28's cup of that "
                                                        "shape (elbows 122 g), not spaghetti's"),
     ("2 cups macaroni", 2 * 122.0, "cup elbows", "macaroni is elbows"),
+    ("2/3 cup crushed corn flakes cereal", 2 / 3 * 72.0, "crushed_crisp_food",
+     "crumbs measured crushed: the median of SR28's crushed cups of crisp foods (crackers "
+     "52-94 g, graham 84 g, chips 63-88 g: 72 g), not a cup of whole flakes (28 g)"),
+    ("2 cups crushed tortilla chips", 2 * 72.0, "crushed_crisp_food",
+     "not the slicer's generic 25 g a cup of whole chips"),
+    ("2 cups corn flakes, crushed", 2 * 28.0, "sr28_weight",
+     "crushed after the comma: measured whole, then crushed"),
+    ("1 cup crushed oyster crackers", 70.0, "cup, crushed",
+     "an entry with its own crushed cup keeps it (saltines and oyster crackers, 70 g)"),
     ("2 cups pasta shells", 2 * 64.0, "cup shells", "shells by the shells cup"),
     ("1 cup Monterey Jack cheese (grated)", 113.0, "shredded",
      "grated semi-hard cheese is shredded (113 g), not diced (132 g)"),

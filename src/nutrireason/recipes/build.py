@@ -33,7 +33,7 @@ from nutrireason.recipes.grams import (
 )
 from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained_grams
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Match, Matcher, load_ingredient_map, name_words
+from nutrireason.recipes.match import Match, Matcher, fold, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import (
     BONELESS,
@@ -60,6 +60,13 @@ from nutrireason.standards import Standards, load_standards, standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
 
 STATED_DRAINED_METHOD = "stated_drained_weight"
+
+# SR28 groups of crisp, dry foods (breakfast cereals, baked products, snacks): crushed, they
+# pack a cup far more densely than whole.
+CRISP_GROUPS = {"0800", "1800", "2500"}
+# "crushed" (not "slightly crushed") before the food: measured after crushing.
+CRUSHED_BEFORE_FOOD = re.compile(r"(?i)(?<!slightly )(?<!lightly )(?<!coarsely )"
+                                 r"(?<!partially )\bcrushed\b(?![^(]*\))")
 
 # Count units that name a part of a plant or a cut of a food, not the whole one.
 PART_PIECES = {"heart", "stalk", "rib", "leaf", "floret", "clove", "sprig", "wedge", "slice",
@@ -194,6 +201,7 @@ class Resolver:
 
     teaspoon_grams: dict[str, float] = field(default_factory=dict)
     piece_grams: dict[str, float] = field(default_factory=dict)
+    crushed_cup_grams: float | None = None
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
@@ -205,7 +213,7 @@ class Resolver:
                    load_recipe_rules(), load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
-                   reviewed.teaspoon_grams, reviewed.piece_grams)
+                   reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28))
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -320,9 +328,27 @@ class Resolver:
     def _weigh(self, parsed: ParsedLine, match: Match, ndb_no: str) -> Weighed:
         """The line's grams: a reviewed density or piece, a count per pound, else SR28's
         portions (or a relative's)."""
-        return self._named_density(parsed, match) or self._named_piece(parsed, match) or \
+        found = self._named_density(parsed, match) or self._named_piece(parsed, match) or \
             self._counted_per_pound(parsed) or \
             self._by_relative(parsed, ndb_no, self.weigher.weigh(parsed, ndb_no))
+        return self._crushed_crisp(parsed, ndb_no, found) or found
+
+    def _crushed_crisp(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed | None:
+        """A volume of a crisp food measured crushed ("1 cup crushed corn flakes", not "1 cup
+        corn flakes, crushed", measured whole) whose entry has no crushed cup: crumbs pack
+        about three times a cup of flakes (28 g), so it is weighed by the median crushed cup
+        SR28 gives its crisp foods (crackers, cookies, chips; see crushed_cup_grams)."""
+        method = weighed.method or ""
+        if parsed.unit_kind != "volume" or parsed.quantity is None or \
+                self.crushed_cup_grams is None or \
+                self.states.group.get(ndb_no) not in CRISP_GROUPS or \
+                not crushed_before_food(parsed.line, parsed.food) or \
+                re.search(r"crushed|crumbs", method):
+            return None
+        cups = convert(parsed.quantity, parsed.unit, "cup")
+        return Weighed(cups * self.crushed_cup_grams,
+                       f"crushed_crisp_food: {self.crushed_cup_grams:g} g a cup (median of "
+                       "SR28's crushed cups of crisp foods)")
 
     def _volume_over_millilitres(self, parsed: ParsedLine, match: Match, ndb_no: str,
                                  weighed: Weighed) -> Weighed:
@@ -621,6 +647,28 @@ class Resolver:
 # Net weights of common cans (US 14.5, 15, 15.5, 16, 28 and 29 oz; European 400 and 800 g):
 # "15 oz black beans (canned, drained)" names the can, not the beans left after draining.
 STANDARD_CAN_GRAMS = (411.1, 425.2, 439.4, 453.6, 793.8, 822.1, 400.0, 800.0)
+
+
+def crushed_before_food(line: str, food: str | None) -> bool:
+    """The line says "crushed" before the food's last word (and before any comma): the cook
+    measures the crumbs ("1 cup crushed cornflakes"), not whole pieces crushed afterwards
+    ("3 cups cornflakes, crushed", "6 cups pretzels crushed")."""
+    text = fold(line.split(",")[0])
+    found = CRUSHED_BEFORE_FOOD.search(text)
+    head = (food or "").split()[-1:]
+    return found is not None and bool(head) and \
+        re.search(rf"\b{re.escape(head[0])}\b", text[found.end():]) is not None
+
+
+def crushed_cup_grams(sr28: Sr28) -> float | None:
+    """The median grams of SR28's "cup, crushed" portions of crisp foods (crackers, graham
+    crackers, chips: 52-94 g, median 72 g), for a crushed crisp food without one of its own."""
+    weights = sr28.weights.merge(sr28.foods[["ndb_no", "group_code"]], on="ndb_no")
+    crushed = weights[weights["measure"].str.contains(r"\bcup\b.*\bcrushed\b", regex=True) &
+                      weights["group_code"].isin(CRISP_GROUPS) & (weights["amount"] > 0)]
+    if crushed.empty:
+        return None
+    return float((crushed["grams"] / crushed["amount"]).median())
 
 
 def standard_can(grams: float | None) -> bool:
