@@ -99,6 +99,8 @@ def test_identity_of_the_food(resolver, line, description, why):
     ("4 ice cubes", "SR28 water has no cube portion; a glass (237 g) is not an ice cube"),
     ("1 bunch fresh dill", "SR28 dill has sprigs, not bunches: a sprig is not a bunch"),
     ("1 package oatmeal cookies", "a package of cookies holds many; SR28 has no package"),
+    ("1 head celery, diced", "SR28's celery has stalks, not heads: one medium stalk (40 g) "
+     "is not a head"),
     ("3 artichoke hearts (from a can)", "SR28's hearts (frozen) have no piece; a heart is not "
      "the raw artichoke's whole medium one (128 g)"),
 ])
@@ -154,6 +156,8 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
      "the untreated shrimp entry has no piece: its relative's large one (4 large = 28 g)"),
     ("2 turkey wings", 2 * 256,
      "SR28's turkey wing portion says 'bone removed': nothing comes off"),
+    ("3 heads garlic, cloves separated", 3 * 40.0, "SR28's own head of garlic (40 g)"),
+    ("1 head broccoli, in florets", 608.0, "SR28 weighs broccoli by the bunch (608 g)"),
     ("1 tin (400 g) butter beans (235 g drained weight)", 235.0,
      "the drained solids the line states, not 0.57 of the 400 g tin"),
     ("1 can (9 oz drained) sliced mushrooms", 9 * 28.349523125,

@@ -27,6 +27,8 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      "packages", "packet", "packets", "bag", "bags", "box", "boxes", "jar",
                      "jars", "bottle", "bottles", "carton", "cartons", "sleeve", "sleeves",
                      "container", "containers", "can", "cans", "tin", "tins",
+                     # a head is the whole vegetable: "1 head of celery" is not one stalk
+                     "head", "heads",
                      # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
                      "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
@@ -43,7 +45,7 @@ WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", 
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
                  "strip": ("slice",), "strips": ("slice",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
-                 "sticks": ("stalk", "strip")}
+                 "sticks": ("stalk", "strip"), "head": ("bunch",), "heads": ("bunch",)}
 # Foods a store sells one to a package or box: "1 package store-bought angel food cake" is
 # one cake (SR28's "cake (9" dia x 4")"), a package of pound cake one loaf, not a pack of
 # slices.
