@@ -157,6 +157,11 @@ def test_a_named_unit_without_its_portion_stays_unweighed(resolver, line, why):
     ("2 turkey wings", 2 * 256,
      "SR28's turkey wing portion says 'bone removed': nothing comes off"),
     ("3 heads garlic, cloves separated", 3 * 40.0, "SR28's own head of garlic (40 g)"),
+    ("3 thin lemon slices", 3 * 7.0,
+     "SR28's 'wedge or slice (1/8 of one lemon)', 7 g: a slice is never the whole fruit"),
+    ("6 sugar cubes", 6 * 2.3, "SR28's 'serving 1 cube' (2.3 g), not its serving packet"),
+    ("1 bottle beer", 354.0, "the 'can or bottle (12 fl oz)' of SR28's light beer, the "
+     "regular beer's relative (the regular one has only a can)"),
     ("1 head broccoli, in florets", 608.0, "SR28 weighs broccoli by the bunch (608 g)"),
     ("1 tin (400 g) butter beans (235 g drained weight)", 235.0,
      "the drained solids the line states, not 0.57 of the 400 g tin"),

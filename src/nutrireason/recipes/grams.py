@@ -287,7 +287,10 @@ def _one_per_package(parsed: ParsedLine, countable: list[Portion], head: list[st
 def _leads(portion: Portion, unit: str) -> bool:
     """The measure's own noun is ``unit``: it starts the measure or a part after a comma."""
     stem = re.escape(unit.lower().rstrip("s"))
-    return bool(re.search(rf"(?:^|,)\s*{stem}", _outside_parentheses(portion.text)))
+    # "wedge or slice (1/8 of one lemon)": the slice is the measure's noun too, as the cube
+    # of sugar's "serving 1 cube" and the packet of its "serving packet"
+    return bool(re.search(rf"(?:^|,|\bor|\bserving(?:\s+\d+)?)\s*{stem}",
+                          _outside_parentheses(portion.text)))
 
 
 def _outside_parentheses(text: str) -> str:
@@ -396,7 +399,9 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
     tomato" is a kind of tomato, not "a tomato"), else medium, else a whole fruit, else the
     first; a whole carcass's yield ("1 unit (yield from 1 lb ready-to-cook chicken)") last."""
     portions = sorted(portions, key=lambda p: "yield from" in p.text)
-    for index, word in enumerate([*wanted, "medium", "fruit"]):
+    # a cut piece or a container is never a medium or whole fruit ("4 lemon slices")
+    whole = [] if unit in NO_FALLBACK_UNITS else ["medium", "fruit"]
+    for index, word in enumerate([*wanted, *whole]):
         found = [p for p in portions if (_leads(p, word) if word == unit else _names([p], word))]
         if found:
             # "1 head lettuce": of the head portions, the one of the line's size, else medium
@@ -407,6 +412,8 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
             return found[0]
     # nothing names the piece: the first plain portion, never a container or a share of one
     # ("20 cherries" are not 20 packages, "15 pieces tofu" not 15 quarter blocks)
+    if unit in NO_FALLBACK_UNITS:
+        return None
     return next((p for p in portions if _first_word(p.text) not in CONTAINER_MEASURES), None)
 
 
