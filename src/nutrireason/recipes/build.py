@@ -25,6 +25,7 @@ from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import (
     CHANGED_STATE,
     CUT_PORTIONS,
+    NO_FALLBACK_UNITS,
     Weighed,
     Weigher,
     convert,
@@ -67,10 +68,6 @@ CRISP_GROUPS = {"0800", "1800", "2500"}
 # "crushed" (not "slightly crushed") before the food: measured after crushing.
 CRUSHED_BEFORE_FOOD = re.compile(r"(?i)(?<!slightly )(?<!lightly )(?<!coarsely )"
                                  r"(?<!partially )\bcrushed\b(?![^(]*\))")
-
-# Count units that name a part of a plant or a cut of a food, not the whole one.
-PART_PIECES = {"heart", "stalk", "rib", "leaf", "floret", "clove", "sprig", "wedge", "slice",
-               "segment", "spear"}
 
 
 class CategoryRule(_Strict):
@@ -378,8 +375,9 @@ class Resolver:
         raw cherries' 8 g cherry; "20 large shrimp" by its relative's large ones)."""
         if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
             piece = (parsed.unit or "").rstrip("s")
-            # a part ("2 artichoke hearts") is never its relative's whole medium piece
-            medium = None if piece in PART_PIECES else "medium"
+            # a part ("2 artichoke hearts") or a container is never a relative's whole
+            # medium piece
+            medium = None if piece in NO_FALLBACK_UNITS else "medium"
             words = [w for w in (piece, medium, *parsed.size) if w]
             return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and any(
                 re.search(rf"\b{re.escape(w)}(?:e?s)?\b", method) for w in words)) or weighed

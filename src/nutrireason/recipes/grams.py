@@ -32,7 +32,7 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
                      "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
-                     "segments",
+                     "segments", "heart", "hearts",
                      # a whole joint or loaf is not one slice or chop of it
                      "loaf", "loaves", "roast", "roasts", "joint", "joints", "hock", "hocks",
                      "ball", "balls"}
