@@ -32,7 +32,7 @@ from nutrireason.recipes.grams import (
     portion_words,
     small_kind_foods,
 )
-from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained_grams
+from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import Match, Matcher, fold, load_ingredient_map, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
@@ -416,9 +416,10 @@ class Resolver:
         """The drained solids a canned line states ("400 g tinned chickpeas (240 g drained
         weight)", "1 can (230 g drained) chickpeas"): the grams eaten, not the can's net
         weight or SR28's can."""
-        grams = stated_drained_grams(parsed.line)
-        if grams is None or "canned" not in parsed.states:
+        measure = stated_drained(parsed.line)
+        if measure is None or "canned" not in parsed.states:
             return None
+        grams = convert(measure.quantity, measure.unit, "gram")
         return Weighed(grams, f"{STATED_DRAINED_METHOD}={grams:g} g")
 
     def _drained_share(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:

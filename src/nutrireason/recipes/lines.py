@@ -106,13 +106,12 @@ STATED_DRAINED = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*(g|grams?|oz|ounces?)\.?\s+"
                             r"(?:net\s+)?drained\b")
 
 
-def stated_drained_grams(line: str) -> float | None:
-    """Grams of a can's drained solids that the line states, or None."""
+def stated_drained(line: str) -> Measure | None:
+    """The mass of a can's drained solids that the line states, or None."""
     found = STATED_DRAINED.search(line)
     if found is None:
         return None
-    per_unit = 28.349523125 if found.group(2).lower().startswith(("oz", "ounce")) else 1.0
-    return float(found.group(1)) * per_unit
+    return Measure(float(found.group(1)), MEASURES[found.group(2).lower()], False)
 
 
 def household_measures(text: str) -> str:
