@@ -82,6 +82,8 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
             # Ben confirms the first three entries with the keyboard
             for key in first_three:
                 assert ben.get_attribute("#entry", "data-key") == key
+                # the shortcuts live in review.js: a key pressed before it has run is lost
+                ben.wait_for_load_state("load")
                 ben.keyboard.press("c")
                 expect(ben.locator("#entry")).not_to_have_attribute("data-key", key)
             # Ana, at the same time in another browser: confirm, correct, exclude
