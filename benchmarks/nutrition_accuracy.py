@@ -13,6 +13,9 @@ the kcal each line contributes. Published figures are sites' own estimates: read
 distribution, not single recipes. A last table splits the kept recipes by how they were weighed:
 those whose energy comes at least 70 % from masses the page states (where the weighing is not
 in question, the error is the food's identity or the site's own figure) and the others.
+With --independent JSON (repeatable), the build is also set beside an independent reading of
+some of the same recipes (a person working from the lines with SR28, see README): each one's
+error against the pages, and how far the build sits from the reading.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pathlib import Path
 from nutrireason.recipes.validation import (
     by_weighing,
     compare_build,
+    independent_agreement,
+    read_independent,
     read_published,
     summary,
     worst,
@@ -98,11 +103,34 @@ def print_by_weighing(comparisons, kcal: dict[str, float]) -> None:
         print(f"  {names[key]:<38} {figures['kept']:>4} recipes | " + " | ".join(cells))
 
 
+def print_independent(comparisons, paths: list[Path]) -> None:
+    independent: dict = {}
+    for path in paths:
+        independent.update(read_independent(path))
+    figures = independent_agreement(comparisons, independent)
+    print(f"\nagainst an independent reading of the same lines ({figures['recipes']} kept "
+          "recipes it covers; n, median err, within 20% vs published):")
+    for nutrient, row in figures["nutrients"].items():
+        cells = []
+        for key in ("independent", "build"):
+            part = row[key]
+            cells.append(f"{key} {part['n']} -" if part["median_error"] is None else
+                         f"{key} {part['n']} {part['median_error']:.1%} {part['within_20']:.0%}")
+        gap = row["build_vs_independent"]
+        cells.append("build vs independent -" if gap["median"] is None else
+                     f"build vs independent median {gap['median']:.1%}, "
+                     f"{gap['further']} of {gap['n']} further than 10%")
+        print(f"  {nutrient:<9} " + " | ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, help="published-nutrition JSON file")
     parser.add_argument("--build", type=Path, help="score this finished build instead")
     parser.add_argument("--worst", type=int, default=15)
+    parser.add_argument("--independent", type=Path, action="append", default=[],
+                        metavar="JSON", help="an independent (hand) reading of some of the "
+                        "recipes: [{id, per_serving: {calories, protein, sodium}}]; repeatable")
     args = parser.parse_args(argv)
     published = read_published(args.path)
     sr28 = read_sr28_bundle()
@@ -117,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.worst:
         print_worst(comparisons, kcal, args.worst)
     print_by_weighing(comparisons, kcal)
+    if args.independent:
+        print_independent(comparisons, args.independent)
     return 0
 
 

@@ -23,7 +23,7 @@ from nutrireason.pipeline.demo import DemoRequest
 from nutrireason.pipeline.files import RunRequest
 from nutrireason.pipeline.human import HumanSession
 from nutrireason.pipeline.scoring import ReportRequest, ScoreRequest
-from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage, spinner
+from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage
 
 app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, "
                   "FAM-Bench).", no_args_is_help=True, add_completion=False)
@@ -199,7 +199,7 @@ def recipes_build(stage: stages.RecipesStage) -> None:
     from nutrireason.pipeline.show import progress_bar
 
     with progress_bar("recipes") as start:
-        stage.progress, stage.status = start, spinner
+        stage.progress = start
         result = stage.ensure()
     show_stage(stage, result)
 

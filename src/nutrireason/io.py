@@ -155,6 +155,14 @@ def finite(value: Any) -> Any:
     return value
 
 
+def parse_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with libyaml's C parser where PyYAML has it (ten times faster on the
+    reviewed map; the same safe constructors), else the pure-Python one."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def read_jsonl(path: str | Path, what: str, missing: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL file, blank lines skipped. A missing file is a DataError
     "<what> not found" expecting ``missing`` (what to run first); a bad line names its

@@ -715,6 +715,10 @@ def test_a_scored_food_sr28_has_only_cooked_is_refused_for_a_raw_line(sr28, tmp_
      "volume portion; a generic density made it 378 g)"),
     ("1 litre kefir", 1000 / 4.92892 * 5.08, "kefir weighs as lowfat milk (244 g a cup), not "
      "a generic 0.47 g per ml"),
+    ("3/4 cup orzo", 36 * 3.6, "rice-shaped pasta packs like a grain: SR28's cup of dry "
+     "couscous (173 g), not its cup of spaghetti (91 g)"),
+    ("2 tablespoons acini di pepe", 6 * 3.6, "bead-shaped pasta, the same"),
+    ("1 cup ditalini", 91.0, "short tubes stay a pasta shape (no reviewed density)"),
 ])
 def test_weights_of_reviewed_names(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=0.01), why

@@ -4,6 +4,8 @@ the test (each with the reading a cook would give it)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nutrireason.recipes.lines import (
     each_clause,
@@ -176,6 +178,19 @@ def test_slicer_density_lookup_is_memoised_without_changing_answers():
     first = _utils._get_food_density("brown sugar", "dice")
     first["density"] = -1  # a caller changing its copy does not change the next answer
     assert _utils._get_food_density("brown sugar", "dice") != first
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcde fgh-", max_size=14), st.text(alphabet="abcde fgh-", max_size=14))
+def test_slicer_dice_similarity_is_replaced_by_the_same_formula(first, second):
+    from ingredient_slicer import _utils
+
+    from nutrireason.recipes.parse import SLICER_DICE, _dice_similarity
+
+    assert _utils._dice_coeff_similarity is _dice_similarity
+    assert _dice_similarity(first, second) == SLICER_DICE(first, second)
+    assert _dice_similarity("brown sugar", "sugar, brown") == SLICER_DICE("brown sugar",
+                                                                          "sugar, brown")
 
 
 def test_html_entities_are_characters_not_numbers():

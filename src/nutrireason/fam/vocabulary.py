@@ -22,6 +22,7 @@ import yaml
 
 from nutrireason.errors import DataError
 from nutrireason.fam.kb import CONCEPTS
+from nutrireason.io import parse_yaml
 from nutrireason.standards.loader import standards_dir
 
 _RULE_KEYS = {
@@ -116,7 +117,7 @@ def read_yaml(path: Path, what: str) -> Any:
     if not path.is_file():
         raise DataError(path, f"{what} file not found", expected="a YAML file")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return parse_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise DataError(path, f"not valid YAML: {exc}") from exc
 

@@ -121,7 +121,6 @@ class RecipesStage(Stage):
     out: Path | None = setting(OUT)
     workers: int = setting("Processes for line parsing.", 2, min=1)
     progress: Callable[[int], Callable[[], None]] | None = None
-    status: Callable[[str], Any] | None = None
     label = "recipes"
     name = "recipes to foods"
     code = ("recipes", "sources", "standards")
@@ -153,16 +152,11 @@ class RecipesStage(Stage):
     def build(self) -> dict[str, Any]:
         from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
         from nutrireason.recipes.load import load_corpus, load_wikibooks
-        from nutrireason.recipes.parse import parse_many
 
         corpus_file = self.corpus_file()
         corpus = load_wikibooks(corpus_file.parent) if self.recipes is None \
             else load_corpus(self.recipes)
         resolver = Resolver.from_sr28(read_sr28_bundle())
-        lines = [line for record in corpus.records for line in record.ingredients]
-        with _status(self.status, f"parsing {len(lines):,} ingredient lines on "
-                                  f"{self.workers} process(es)"):
-            parse_many(lines, self.workers)
         advance = self.progress(len(corpus.records)) if self.progress else None
         return build_corpus(corpus, resolver, self.target, build_inputs(corpus_file),
                             progress=advance, workers=self.workers)
@@ -439,15 +433,3 @@ class FamBuildStage(Stage):
                          dish_size=self.dish_size, rank_size=self.rank_size, seed=self.seed,
                          images=self.images, reviews=self.reviews,
                          reviewed_only=self.reviewed_only)
-
-
-class _NoStatus:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def _status(status: Callable[[str], Any] | None, text: str) -> Any:
-    return status(text) if status is not None else _NoStatus()

@@ -41,8 +41,8 @@ from nutrireason.recipes.parse import (
     MASS_UNITS,
     VOLUME_UNITS,
     ParsedLine,
+    parse_in_order,
     parse_line,
-    parse_many,
 )
 from nutrireason.recipes.schema import (
     RecipeNutrition,
@@ -713,12 +713,12 @@ def build_corpus(corpus: CorpusLoad, resolver: Resolver, out: Path,
                  inputs: list[Path], progress=None, workers: int = 1) -> dict[str, Any]:
     """Resolve every record of ``corpus`` and write the outputs into ``out``; return quality.
 
-    ``workers`` > 1 parses the distinct ingredient lines in that many processes first."""
+    The distinct ingredient lines are parsed in ``workers`` processes while this one resolves
+    the recipes whose lines are ready."""
     records = sorted(corpus.records, key=lambda r: r.id)
-    parse_many([line for r in records for line in r.ingredients], workers)
     resolved = []
-    for record in records:
-        resolved.append(resolver.recipe(record))
+    for index in parse_in_order([record.ingredients for record in records], workers):
+        resolved.append(resolver.recipe(records[index]))
         if progress:
             progress()
     quality = quality_report(corpus, resolved)

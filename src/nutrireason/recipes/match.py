@@ -10,10 +10,10 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 import pandas as pd
-import yaml
 from rapidfuzz import fuzz, process
 
 from nutrireason.errors import DataError
+from nutrireason.io import parse_yaml
 from nutrireason.standards import standards_dir
 
 EXCLUDED_GROUPS = {"0300", "2100", "2200", "3600"}  # baby, fast food, meals/entrees, restaurant
@@ -231,7 +231,7 @@ def load_ingredient_map(path: Path | None = None) -> ReviewedMap:
     path = path or standards_dir() / "ingredient_map.yaml"
     if not path.is_file():
         return ReviewedMap({}, {}, {})
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = parse_yaml(path.read_text(encoding="utf-8")) or {}
     table: dict[str, tuple[str | None, str]] = {}
     weights: dict[str, dict[str, float]] = {}
     overrides: dict[str, dict[str, float]] = {}

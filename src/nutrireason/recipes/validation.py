@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,12 +104,7 @@ def summary(comparisons: list[RecipeComparison]) -> dict[str, Any]:
     out: dict[str, Any] = {"recipes": len(comparisons), "kept": len(kept),
                            "kept_share": len(kept) / max(len(comparisons), 1), "nutrients": {}}
     for nutrient in PUBLISHED_KEYS.values():
-        errors = [e for c in kept if (e := c.error(nutrient)) is not None]
-        out["nutrients"][nutrient] = {
-            "n": len(errors),
-            "median_error": statistics.median(errors) if errors else None,
-            "within_20": sum(e <= 0.2 for e in errors) / len(errors) if errors else None,
-        }
+        out["nutrients"][nutrient] = _errors(kept, nutrient)
     ratios = [r for c in kept if (r := c.ratio()) is not None]
     out["over_2x_unflagged"] = sum(1 for c in kept if (r := c.ratio()) is not None and
                                    (r > 2 or r < 0.5) and not c.flags)
@@ -146,3 +141,72 @@ def worst(comparisons: list[RecipeComparison], count: int = 15) -> list[RecipeCo
     """The kept recipes furthest from their published calories (by log ratio)."""
     scored = [(abs(math.log(r)), c) for c in comparisons if c.kept and (r := c.ratio())]
     return [c for _, c in sorted(scored, key=lambda pair: (-pair[0], pair[1].id))[:count]]
+
+
+# Nutrients an independent hand reading is compared on (the issue's targets).
+INDEPENDENT_NUTRIENTS = ("calories", "protein", "sodium")
+
+
+def read_independent(path: str | Path) -> dict[str, dict[str, float | None]]:
+    """Recipe id -> per-serving figures of an independent reading of the same recipes (a
+    person, or any other calculator, working from the ingredient lines alone): a JSON list of
+    ``{"id", "per_serving": {"calories", "protein", "sodium", ...}}``; other keys (the lines
+    and their notes) are kept for people and ignored here."""
+    path = Path(path)
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(path, f"cannot read independent reading: {exc}") from exc
+    if not isinstance(rows, list):
+        raise DataError(path, "top level must be a list of recipes")
+    out: dict[str, dict[str, float | None]] = {}
+    for index, row in enumerate(rows):
+        figures = row.get("per_serving") if isinstance(row, dict) else None
+        if not isinstance(figures, dict) or not isinstance(row.get("id"), str):
+            raise DataError(path, "each recipe needs an id (text) and per_serving (object)",
+                            field=f"[{index}]")
+        out[row["id"]] = {name: _figure(path, index, name, figures.get(name))
+                          for name in INDEPENDENT_NUTRIENTS}
+    return out
+
+
+def _figure(path: Path, index: int, name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or \
+            not math.isfinite(value) or value < 0:
+        raise DataError(path, "a per-serving figure must be a number >= 0 or null",
+                        field=f"[{index}].per_serving.{name}", value=value)
+    return float(value)
+
+
+def independent_agreement(comparisons: list[RecipeComparison],
+                          independent: dict[str, dict[str, float | None]],
+                          close: float = 0.10) -> dict[str, Any]:
+    """The build against an independent reading of the same recipes, on the kept recipes the
+    reading covers: per nutrient, each one's error against the published figures (n, median,
+    share within 20 %), and how far the build sits from the reading (median relative
+    difference, recipes further than ``close``). Where the reading scores no better than the
+    build against the pages, what is left is the pages' own figures, not the build's reading
+    of the lines."""
+    shared = [c for c in comparisons if c.kept and c.id in independent]
+    readings = [replace(c, computed=dict(independent[c.id])) for c in shared]
+    out: dict[str, Any] = {"recipes": len(shared), "nutrients": {}}
+    for nutrient in INDEPENDENT_NUTRIENTS:
+        gaps = [abs(b - i) / i for c in shared
+                if (b := c.computed.get(nutrient)) is not None
+                and (i := independent[c.id].get(nutrient))]
+        out["nutrients"][nutrient] = {
+            "independent": _errors(readings, nutrient),
+            "build": _errors(shared, nutrient),
+            "build_vs_independent": {
+                "n": len(gaps), "median": statistics.median(gaps) if gaps else None,
+                "further": sum(gap > close for gap in gaps)},
+        }
+    return out
+
+
+def _errors(items: list[RecipeComparison], nutrient: str) -> dict[str, Any]:
+    errors = [e for c in items if (e := c.error(nutrient)) is not None]
+    return {"n": len(errors), "median_error": statistics.median(errors) if errors else None,
+            "within_20": sum(e <= 0.2 for e in errors) / len(errors) if errors else None}

@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from nutrireason.errors import DataError
+from nutrireason.io import parse_yaml
 
 Model = TypeVar("Model", bound=BaseModel)
 # A finite, non-negative number written as a number (YAML `yes` or "3" are rejected).
@@ -390,7 +391,7 @@ def load_model(path: Path, model: type[Model]) -> Model:
     if not path.is_file():
         raise DataError(path, "standards file not found", expected="a YAML file")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = parse_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
