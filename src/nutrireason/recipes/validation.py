@@ -58,12 +58,7 @@ class RecipeComparison:
 def read_published(path: str | Path) -> dict[str, dict[str, float | None]]:
     """Recipe id -> published per-serving figures under the build's nutrient ids."""
     path = Path(path)
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(path, f"cannot read validation file: {exc}") from exc
-    if not isinstance(rows, list):
-        raise DataError(path, "top level must be a list of recipes")
+    rows = _read_list(path, "validation file")
     out = {}
     for index, row in enumerate(rows):
         published = row.get("published") if isinstance(row, dict) else None
@@ -72,6 +67,17 @@ def read_published(path: str | Path) -> dict[str, dict[str, float | None]]:
         out[str(row["id"])] = {ours: _number(published.get(key))
                                for key, ours in PUBLISHED_KEYS.items()}
     return out
+
+
+def _read_list(path: Path, what: str) -> list[Any]:
+    """A JSON file whose top level is a list of recipes."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(path, f"cannot read {what}: {exc}") from exc
+    if not isinstance(rows, list):
+        raise DataError(path, "top level must be a list of recipes")
+    return rows
 
 
 def _number(value: Any) -> float | None:
@@ -153,12 +159,7 @@ def read_independent(path: str | Path) -> dict[str, dict[str, float | None]]:
     ``{"id", "per_serving": {"calories", "protein", "sodium", ...}}``; other keys (the lines
     and their notes) are kept for people and ignored here."""
     path = Path(path)
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(path, f"cannot read independent reading: {exc}") from exc
-    if not isinstance(rows, list):
-        raise DataError(path, "top level must be a list of recipes")
+    rows = _read_list(path, "independent reading")
     out: dict[str, dict[str, float | None]] = {}
     for index, row in enumerate(rows):
         figures = row.get("per_serving") if isinstance(row, dict) else None
