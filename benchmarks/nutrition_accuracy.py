@@ -87,19 +87,20 @@ def print_worst(comparisons, kcal: dict[str, float], count: int) -> None:
             print(f"    {part:<24} {line['line'][:60]:<60} -> {food[:60]}")
 
 
+def _cell(label: str, row: dict) -> str:
+    """"label n median within-20" for one nutrient's figures, or "label -" without any."""
+    if row["median_error"] is None:
+        return f"{label} -"
+    return f"{label} {row['n']} {row['median_error']:.1%} {row['within_20']:.0%}"
+
+
 def print_by_weighing(comparisons, kcal: dict[str, float]) -> None:
     print("\nkept recipes by weighing (calories / protein / sodium: n, median err, within 20%):")
     names = {"stated_masses": ">= 70 % of energy from stated masses",
              "other": "the rest (volumes, counts)"}
     for key, figures in by_weighing(comparisons, kcal).items():
-        cells = []
-        for nutrient in ("calories", "protein", "sodium"):
-            row = figures["nutrients"][nutrient]
-            if row["median_error"] is None:
-                cells.append(f"{nutrient} -")
-                continue
-            cells.append(f"{nutrient} {row['n']} {row['median_error']:.1%} "
-                         f"{row['within_20']:.0%}")
+        cells = [_cell(nutrient, figures["nutrients"][nutrient])
+                 for nutrient in ("calories", "protein", "sodium")]
         print(f"  {names[key]:<38} {figures['kept']:>4} recipes | " + " | ".join(cells))
 
 
@@ -111,11 +112,7 @@ def print_independent(comparisons, paths: list[Path]) -> None:
     print(f"\nagainst an independent reading of the same lines ({figures['recipes']} kept "
           "recipes it covers; n, median err, within 20% vs published):")
     for nutrient, row in figures["nutrients"].items():
-        cells = []
-        for key in ("independent", "build"):
-            part = row[key]
-            cells.append(f"{key} {part['n']} -" if part["median_error"] is None else
-                         f"{key} {part['n']} {part['median_error']:.1%} {part['within_20']:.0%}")
+        cells = [_cell(key, row[key]) for key in ("independent", "build")]
         gap = row["build_vs_independent"]
         cells.append("build vs independent -" if gap["median"] is None else
                      f"build vs independent median {gap['median']:.1%}, "

@@ -154,13 +154,6 @@ def parse_line(line: str) -> ParsedLine:
     return replace(_CACHE[text], line=line)
 
 
-def parse_many(lines: list[str], workers: int = 1) -> None:
-    """Parse the distinct lines not parsed yet, on ``workers`` fresh processes (fills the
-    cache)."""
-    for _ in parse_in_order([lines], workers):
-        pass
-
-
 def parse_in_order(groups: list[list[str]], workers: int = 1) -> Iterator[int]:
     """Parse the distinct lines of ``groups`` not parsed yet, on ``workers`` fresh processes,
     in order, and yield each group's index as soon as all its lines are parsed: the caller
@@ -171,7 +164,7 @@ def parse_in_order(groups: list[list[str]], workers: int = 1) -> Iterator[int]:
     build gives the same parse, byte for byte, every time.
     """
     todo: list[str] = []
-    ready_at: list[int] = []  # group i is ready once this many of ``todo`` are parsed
+    ready_at: list[int] = []  # group i is ready once this many of ``todo`` are parsed (rising)
     seen = set(_CACHE)
     for lines in groups:
         for text in map(normalise, lines):
@@ -188,7 +181,7 @@ def parse_in_order(groups: list[list[str]], workers: int = 1) -> Iterator[int]:
         for index, needed in enumerate(ready_at):
             for text in todo[done:needed]:
                 _CACHE[text] = next(parsed)
-            done = max(done, needed)
+            done = needed
             yield index
 
 
