@@ -63,6 +63,16 @@ class Record(BaseModel):
     method_spec: dict[str, Any] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)  # generation settings sent
+    # per model call, in order: why it stopped ("stop", "length": cut off) and its reasoning
+    # (think blocks, analysis channel or the server's reasoning field), set apart from the answer
+    finish_reasons: list[str | None] = Field(default_factory=list)
+    reasoning: list[str] = Field(default_factory=list)
+
+    @property
+    def reading(self) -> dict[str, Any]:
+        """How the answer was read (``extra["reading"]``: rule, reason, form), {} if unknown."""
+        found = self.extra.get("reading")
+        return found if isinstance(found, dict) else {}
 
     @property
     def task(self) -> str:

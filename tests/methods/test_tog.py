@@ -100,8 +100,10 @@ EXTRA = {"tog_pruning_calls": 0, "tog_reasoning_calls": 1, "tog_calls": 0,
 
 
 def facts(prediction) -> dict:
-    """The prediction's ToG facts without the call bounds (tested on their own)."""
-    return {k: v for k, v in prediction.extra.items() if k != "tog_call_bounds"}
+    """The prediction's ToG facts without the call bounds and the answer's reading (tested
+    on their own)."""
+    return {k: v for k, v in prediction.extra.items()
+            if k not in ("tog_call_bounds", "reading")}
 
 
 def run(method, item, responder, name):

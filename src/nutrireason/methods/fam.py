@@ -36,12 +36,13 @@ from nutrireason.methods.fam_prompts import (
     PROPOSE_SYSTEM,
     condition_question,
     condition_reference,
-    parse_dish,
     parse_proposal,
-    parse_rank,
     payload_text,
+    read_dish,
+    read_rank,
     system_prompt,
 )
+from nutrireason.methods.reading import final_text, parse_mode, read_response
 from nutrireason.models.errors import ModelError
 from nutrireason.models.types import (
     ChatRequest,
@@ -136,18 +137,22 @@ class FamMethod(Method):
         parsed, mode = await self.judge(item["dish"], item.get("image"), item["conditions"],
                                         item["condition_labels"], backend, item["id"],
                                         item.get("images_root"))
-        return Prediction(parsed, parsed["decision"] is not None, extra={"parse_mode": mode})
+        return Prediction(parsed, parsed["decision"] is not None,
+                          extra={"parse_mode": mode["parse_mode"], "reading": mode["reading"]})
 
     async def judge(self, dish: dict[str, Any], image: str | None, conditions: list[str],
                     labels: list[str], backend: Generator, what: str,
-                    images_root: str | None = None) -> tuple[dict[str, Any], str]:
-        """One dish-level call: ({"decision", "ingredients"}, parse_mode); the image, if the
-        input mode shows one, must lie inside ``images_root`` (the build's images folder)."""
+                    images_root: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One dish-level call: ({"decision", "ingredients"}, {"parse_mode", "reading"}); the
+        image, if the input mode shows one, must lie inside ``images_root`` (the build's
+        images folder)."""
         payload = self._payload(conditions, labels, rank=False) | self._recipe(dish)
         images = [(None, image)] if self.input_mode != "text" else []
         messages = self._messages("dish", payload, images, what, images_root)
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        return parse_dish(response.text)
+        reading = read_response(response, read_dish)
+        parsed = reading.value if reading.ok else {"decision": None, "ingredients": []}
+        return parsed, {"parse_mode": parse_mode(reading), "reading": reading.audit()}
 
     async def _rank(self, item: dict[str, Any], backend: Generator) -> Prediction:
         payload = self._payload(item["conditions"], item["condition_labels"], rank=True)
@@ -156,17 +161,21 @@ class FamMethod(Method):
             if self.input_mode != "text" else []
         messages = self._messages("rank", payload, images, item["id"], item.get("images_root"))
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        parsed, mode = parse_rank(response.text)
-        decisions, modes = {}, {}
+        titles = {k: str(v.get("title") or "") for k, v in item["dishes"].items()}
+        reading = read_response(response, lambda final: read_rank(final, titles))
+        parsed = reading.value if reading.ok else {"ranking": []}
+        decisions, modes, readings = {}, {}, {}
         for letter in LETTERS:
-            answer, modes[letter] = await self.judge(
+            answer, how = await self.judge(
                 item["dishes"][letter], item["images"].get(letter), item["conditions"],
                 item["condition_labels"], backend, f"{item['id']} option {letter}",
                 item.get("images_root"))
             decisions[letter] = answer["decision"]
-        parsed["option_decisions"] = decisions
+            modes[letter], readings[letter] = how["parse_mode"], how["reading"]
+        parsed = dict(parsed, option_decisions=decisions)
         return Prediction(parsed, bool(parsed["ranking"]),
-                          extra={"parse_mode": mode, "option_parse_modes": modes})
+                          extra={"parse_mode": parse_mode(reading), "reading": reading.audit(),
+                                 "option_parse_modes": modes, "option_readings": readings})
 
     def _payload(self, conditions: list[str], labels: list[str], rank: bool) -> dict[str, Any]:
         payload: dict[str, Any] = {"question": condition_question(labels, rank),
@@ -228,7 +237,7 @@ class FamPropose(Method):
             messages += [Message(role="assistant", content=item["previous"]),
                          Message(role="user", content=correction_prompt(item["conflicts"]))]
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        parsed, mode = parse_proposal(response.text, self._names)
+        parsed, mode = parse_proposal(final_text(response), self._names)
         return Prediction(parsed, bool(parsed["sides"]), extra={"parse_mode": mode})
 
 

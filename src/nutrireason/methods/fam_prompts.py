@@ -25,6 +25,19 @@ from typing import Any
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
 from nutrireason.fam.proposals import condition_key
+from nutrireason.methods.reading import (
+    Reading,
+    boxed,
+    committed_clauses,
+    found,
+    is_hedge,
+    json_values,
+    last_object_with,
+    missing,
+    parse_mode,
+    plain,
+    read_output,
+)
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -335,54 +348,406 @@ def cited_ingredients(value: Any) -> list[str]:
     return list(dict.fromkeys(n.strip() for n in names if n.strip()))
 
 
+# ------------------------------------------------------------- dish level: rules per form
+
+_JSON_DECISION_KEYS = ("decision", "recommendation", "verdict", "final_decision",
+                       "final_answer", "answer", "suitable", "recommended")
+_JSON_CITATION_KEYS = ("rationale_ingredients", "rationale", "ingredients", "key_ingredients",
+                       "evidence")
+_UNDECIDED = re.compile(r"^\W*(?:maybe|unsure|uncertain|unknown|undecided|depends|it depends|"
+                        r"n/?a|neutral|mixed|either|conditional|moderation only)\W*$", re.I)
+# "recommended daily intake", "guidelines recommend limiting sodium": advice in general, not
+# a decision on the dish.
+_GENERAL_ADVICE = re.compile(
+    r"\brecommended\s+(?:daily|dietary|intake|limit|amount|serving|levels?|allowance|range)\b"
+    r"|\b(?:guidelines?|experts?|doctors?|dietitians?|the\s+(?:aha|ada|who|kdigo|acg|acr|nkf)"
+    r"|aha|ada|who|kdigo|acg|acr|nkf|it\s+is\s+(?:generally|often|usually)|(?:generally|often|"
+    r"usually|typically))\s+(?:\w+\s+)?recommend\w*\b[^.;,]*", re.I)
+_SUITS = re.compile(
+    r"\b(?P<no>(?:not|n't|never|hardly)\s+(?:\w+\s+){0,2}?(?:suitable|appropriate|advisable|"
+    r"a\s+(?:good|great|safe|wise|healthy|suitable|ideal)\s+(?:choice|option|fit|idea|dish))"
+    r"|unsuitable|inappropriate|inadvisable|should\s+(?:be\s+)?avoid(?:ed)?|\bavoid\b|"
+    r"poor\s+(?:choice|option|fit)|steer\s+clear|best\s+avoided|not\s+safe)"
+    r"|(?P<yes>\bsuitable\b|\bappropriate\b|\b(?:good|great|safe|excellent|healthy|solid|"
+    r"reasonable|fine|suitable)\s+(?:choice|option|fit|dish)\b|\bsafe\s+to\s+eat\b)", re.I)
+_CONCLUSION = re.compile(r"^\W*(?:overall|in\s+conclusion|in\s+summary|to\s+conclude|"
+                         r"therefore|thus|hence|so|bottom\s+line|verdict|final(?:ly)?|"
+                         r"all\s+in\s+all|on\s+balance|conclusion|in\s+short)\b", re.I)
+_DECISION_LABEL = re.compile(
+    r"^[\W_]*(?:final\s+)?(?:decision|recommendation|verdict|answer|conclusion|"
+    r"suitability)\s*(?:for\s+[^:\n]{1,60})?\s*(?:[:=\-\u2013\u2014]|is\b)\s*(.*)$",
+    re.I | re.M)
+_INGREDIENT_LABEL = re.compile(
+    r"^[\W_]*(?:key\s+|driving\s+|relevant\s+|rationale\s+|main\s+|cited\s+)?"
+    r"(?:rationale\s+)?ingredients?(?:\s+(?:driving|behind|for|that\s+drive)[^:\n]{0,60})?"
+    r"(?:\s*\([^)\n]*\))?\s*[:\-\u2013\u2014]\s*(.*)$", re.I | re.M)
+_LEADING_YES_NO = re.compile(r"^[\W_]*(yes|no)\b", re.I)
+
+
+def clause_decision(text: str) -> str | None:
+    """The decision one clause commits to: a leading yes/no, the recommend words
+    (:func:`words_decision`), then suitability words ("not suitable", "avoid", "a good
+    choice"); advice in general ("recommended daily intake") is not a decision."""
+    leading = _LEADING_YES_NO.match(text)
+    if leading:
+        return REC if leading.group(1).lower() == "yes" else NOT_REC
+    cleaned = _GENERAL_ADVICE.sub(" ", text)
+    decision = words_decision(cleaned)
+    if decision is not None:
+        return decision
+    suits = [m for m in _SUITS.finditer(cleaned)]
+    if not suits:
+        return None
+    return NOT_REC if suits[0].group("no") else REC
+
+
+def prose_decision(text: str) -> str | None:
+    """The decision of a final answer in words: the last concluding clause that decides
+    ("Overall, not recommended"), else the first clause that decides (answer first, then
+    caveats); clauses that decline or hedge are left out."""
+    decided = [(clause, clause_decision(clause)) for clause in committed_clauses(text)]
+    decided = [(clause, d) for clause, d in decided if d is not None]
+    concluding = [d for clause, d in decided if _CONCLUSION.match(clause)]
+    if concluding:
+        return concluding[-1]
+    return decided[0][1] if decided else None
+
+
+def _labelled_decision(text: str) -> str | None:
+    """ "Decision: not recommended", "**Recommendation:** Recommend (in moderation)"."""
+    for match in reversed(list(_DECISION_LABEL.finditer(plain(text)))):
+        value = match.group(1).strip()
+        if value and not is_hedge(value):
+            decision = decision_value(value.split(".")[0]) or prose_decision(value)
+            if decision is not None:
+                return decision
+    return None
+
+
+def _labelled_ingredients(text: str) -> list[str]:
+    """Ingredient names after an "Ingredients:" label, on its line or as the bullets after it."""
+    cleaned = plain(text)
+    labels = list(_INGREDIENT_LABEL.finditer(cleaned))
+    if not labels:
+        return []
+    rest = labels[-1].group(1).strip()
+    if rest:
+        names = re.split(r",|;|\band\b", rest)
+    else:
+        lines = cleaned[labels[-1].end():].strip("\n").split("\n")
+        names = []
+        for line in lines:
+            bullet = re.match(r"^\s*(?:[-*•+]|\d+[.)])\s+(.*)$", line)
+            if not bullet:
+                break
+            names.append(re.split(r"\s[-\u2013\u2014(:]|:", bullet.group(1))[0])
+    return cited_ingredients([n.strip(" .*`\"'") for n in names])
+
+
+def _json_dish(text: str) -> tuple[Reading | None, bool]:
+    """The last JSON object with a decision: (reading or None, whether a decision key was
+    found with a value that decides nothing)."""
+    hit = last_object_with(text, _JSON_DECISION_KEYS)
+    if hit is None:
+        return None, False
+    obj, key = hit
+    value = obj[key]
+    if isinstance(value, bool):
+        value = "yes" if value else "no"
+    decision = decision_value(value)
+    if decision is None:
+        return None, value is not None
+    cited = next((obj[k] for k in obj if str(k).lower() in _JSON_CITATION_KEYS), None)
+    return found({"decision": decision, "ingredients": cited_ingredients(cited)}, "json"), False
+
+
+def read_dish(text: str) -> Reading:
+    """A dish-level final answer: the last JSON object's decision and cited ingredients; else a
+    JSON decision field left unclosed; else a "Decision:" label, ``\\boxed{}``, or the words of
+    the answer (:func:`prose_decision`), with the ingredients of an "Ingredients:" label."""
+    reading, undecided = _json_dish(text)
+    if reading is not None:
+        return reading
+    if undecided:
+        return missing("hedge", "json")
+    field = list(_DECISION_FIELD.finditer(text))
+    if field:
+        decision = decision_value(field[-1].group(1).strip('"'))
+        return found({"decision": decision, "ingredients": []}, "json_field") \
+            if decision else missing()
+    for name, rule in (("marker", _labelled_decision),
+                       ("boxed", lambda t: decision_value(boxed(t) or "")),
+                       ("decision_words", prose_decision)):
+        decision = rule(text)
+        if decision is not None:
+            return found({"decision": decision, "ingredients": _labelled_ingredients(text)},
+                         name)
+    return missing()
+
+
 def parse_dish(text: str) -> tuple[dict[str, Any], str]:
     """({"decision", "ingredients"}, parse_mode) from a dish-level answer."""
-    found = first_json_object(text, "decision")
-    if found is not None and decision_value(found.get("decision")) is not None:
-        return {"decision": decision_value(found["decision"]),
-                "ingredients": cited_ingredients(found.get("rationale_ingredients"))}, "json"
-    decision = _text_decision(text)
-    return {"decision": decision, "ingredients": []}, "fallback" if decision else "failed"
+    reading = read_dish_output(text)
+    return _dish_value(reading), parse_mode(reading)
 
 
-def _text_decision(text: str) -> str | None:
-    field = _DECISION_FIELD.search(text or "")  # a cut-off JSON answer still names it
-    if field:
-        return decision_value(field.group(1).strip('"'))
-    return words_decision(text)
+def _dish_value(reading: Reading) -> dict[str, Any]:
+    return reading.value if reading.ok else {"decision": None, "ingredients": []}
 
 
-def ranking_letters(value: Any) -> list[str]:
-    """Distinct A-D letters in order from a ``ranking`` list (or a string of letters)."""
-    items = value if isinstance(value, list) else re.split(r"[,>\s]+", value) \
-        if isinstance(value, str) else []
+def read_dish_output(text: str | None, reasoning: str | None = None,
+                     finish_reason: str | None = None) -> Reading:
+    """One dish-level output as a grader reads it (reasoning apart, cut-off refused)."""
+    return read_output(text, read_dish, reasoning, finish_reason)
+
+
+# ------------------------------------------------------------------- ranking: rules per form
+
+
+def ranking_letters(value: Any, titles: dict[str, str] | None = None) -> list[str]:
+    """Distinct A-D letters in order from a ``ranking`` list (or a string of letters); with
+    ``titles`` (letter -> dish title) an entry may name the dish by its title."""
+    if isinstance(value, list):
+        items = value
+    elif isinstance(value, str):
+        items = _sequence_items(value)
+        items = re.split(r"\s+", value.strip()) if len(items) == 1 and not titles else items
+    else:
+        items = []
     letters: list[str] = []
     for item in items:
-        match = _LETTER.match(str(item))
-        if match and match.group(1).upper() not in letters:
-            letters.append(match.group(1).upper())
+        letter = letter_of(str(item), titles)
+        if letter and letter not in letters:
+            letters.append(letter)
     return letters
 
 
-def parse_rank(text: str) -> tuple[dict[str, Any], str]:
-    """({"ranking"}, parse_mode) from a ranking answer."""
-    found = first_json_object(text, "ranking")
-    if found is not None:
-        letters = ranking_letters(found.get("ranking"))
+_NAMED_LETTER = re.compile(r"\b(?:dish|option|recipe|meal|choice)\s*\(?([A-Da-d])\)?(?![\w'])"
+                           r"|\(([A-D])\)|\[([A-D])\]|(?<![\w'])([A-D])(?![\w'])")
+_ALONE_LETTER = re.compile(r"^\W*(?:dish|option|recipe|meal|choice)?\s*\(?([A-Da-d])\)?\W*$",
+                           re.I)
+
+
+def letter_of(item: str, titles: dict[str, str] | None = None) -> str | None:
+    """The dish an entry names: a letter alone (any case), "Dish B", "(C)", a capital letter
+    as a word, or (with ``titles``) the dish's title; None when it names none."""
+    text = plain(item).strip()
+    alone = _ALONE_LETTER.match(text)
+    if alone:
+        return alone.group(1).upper()
+    named = _NAMED_LETTER.search(text)
+    if named:
+        return next(g for g in named.groups() if g).upper()
+    return _title_letter(text, titles) if titles else None
+
+
+def _title_letter(text: str, titles: dict[str, str]) -> str | None:
+    """The letter whose title the text names (the longest title found wins)."""
+    lowered = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    best: tuple[int, str] | None = None
+    for letter, title in titles.items():
+        words = " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+        named = words and (f" {words} " in f" {lowered} " or
+                           (len(lowered) >= 4 and f" {lowered} " in f" {words} "))
+        if named and (best is None or len(words) > best[0]):
+            best = (len(words), letter)
+    if best is not None:
+        return best[1]
+    from rapidfuzz import fuzz
+
+    scored = [(fuzz.partial_ratio(title.lower(), text.lower()), letter)
+              for letter, title in titles.items() if title]
+    scored.sort(reverse=True)
+    if scored and scored[0][0] >= 90 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+        return scored[0][1]
+    return None
+
+
+_SEPARATOR = re.compile(r"\s*(?:>+|≫|→|⟶|➔|-+>|=+>|,|;|\bthen\b|\bfollowed\s+by\b|\n)\s*", re.I)
+
+
+def _sequence_items(text: str) -> list[str]:
+    return [part for part in _SEPARATOR.split(text) if part and part.strip()]
+
+
+_RANK_KEYS = ("ranking", "final_ranking", "rank", "ranked", "order", "ranking_order", "answer")
+_RANK_LABEL = re.compile(
+    r"(?:^|\n)[^\n]*?\b(?:final\s+)?(?:ranking|rank\s+order|order|answer)\b[^:\n]{0,40}"
+    r"(?::|=|\bis\b)[ \t]*([^\n]*)", re.I)
+_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "1st": 1,
+                  "2nd": 2, "3rd": 3, "4th": 4, "top": 1, "best": 1, "worst": 4}
+_RANK_LINE = re.compile(
+    r"^\s*(?:[-*•+]\s*)?(?:\|\s*)?(?:#|rank(?:ed)?\s*(?:#|no\.?)?\s*|place\s*)?"
+    r"(?:(\d)(?:st|nd|rd|th)?(?![\d])\s*(?:[.):\-–—|]|\s+place\b|\s)"
+    r"|(first|second|third|fourth|last|1st|2nd|3rd|4th)\b\s*(?:place|choice)?\s*[.):\-–—,|]?)"
+    r"\s*(.*)$", re.I | re.M)
+_INLINE_ORDINAL = re.compile(
+    r"\b(first|second|third|fourth|last|1st|2nd|3rd|4th|#[1-4]|no\.\s*[1-4])\b\s*(?:place|"
+    r"choice)?\s*(?::|-|–|—|,|\bis\b|\bgoes\s+to\b)?\s*([^;,\n.]+)", re.I)
+_BEST_ONLY = re.compile(
+    r"([^.\n]*?)\b(?:is|are|would\s+be|as)\s+(?:the\s+)?(?:best|most\s+suitable|top|"
+    r"healthiest|safest|first)\b", re.I)
+
+
+def _json_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
+    values = json_values(text)
+    hit = last_object_with(text, _RANK_KEYS)
+    arrays = [v for v in values if isinstance(v, list) and v and
+              all(isinstance(x, str) for x in v)]
+    if hit is not None and (not arrays or values.index(arrays[-1]) <
+                            max(i for i, v in enumerate(values) if isinstance(v, dict))):
+        value = hit[0][hit[1]]
+        if isinstance(value, list):
+            return ranking_letters([str(v) if not isinstance(v, dict) else
+                                    next(iter(v.values()), "") for v in value], titles)
+        if isinstance(value, str):
+            return ranking_letters(value, titles)
+    return ranking_letters(arrays[-1], titles) if arrays else []
+
+
+def _numbered_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
+    """A numbered, ordinal or table-row list: the dish each line names, by its number (the
+    last block of such lines that names dishes)."""
+    blocks: list[list[tuple[int, str]]] = [[]]
+    for line in text.split("\n"):
+        match = _RANK_LINE.match(line)
+        letter = _line_dish(match.group(3), titles) if match else None
+        if match and letter:
+            number = int(match.group(1)) if match.group(1) else \
+                _ORDINAL_WORDS[match.group(2).lower()]
+            blocks[-1].append((number, letter))
+        elif line.strip() and blocks[-1] and not _is_continuation(line):
+            blocks.append([])
+    filled = [b for b in blocks if b]
+    if not filled:
+        return _table_ranking(text, titles)
+    ordered = sorted(filled[-1], key=lambda pair: pair[0])
+    return list(dict.fromkeys(letter for _, letter in ordered))
+
+
+def _is_continuation(line: str) -> bool:
+    """An indented or bulleted detail line under a numbered entry, or a table rule."""
+    return bool(re.match(r"^(?:\s{2,}|\t|\s*[-*•+]\s|\s*\|?[\s:|-]+\|?\s*$)", line))
+
+
+def _line_dish(rest: str, titles: dict[str, str] | None) -> str | None:
+    """The dish a ranked line names first: before any colon explanation."""
+    head = re.split(r"\s[-–—]\s|:|\|", rest.strip().strip("|").strip(), maxsplit=1)[0]
+    return letter_of(head, titles) or letter_of(rest, titles)
+
+
+def _table_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
+    """Markdown table rows with a rank number cell and a dish cell, in rank order."""
+    rows = []
+    for line in text.split("\n"):
+        if line.count("|") < 2:
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        ranks = [int(m.group(1)) for c in cells
+                 for m in [re.fullmatch(r"#?([1-4])(?:st|nd|rd|th)?\.?", plain(c).strip())] if m]
+        dishes = [d for c in cells if not re.fullmatch(r"#?[1-4](?:st|nd|rd|th)?\.?",
+                                                         plain(c).strip())
+                  for d in [letter_of(c, titles)] if d]
+        if ranks and dishes:
+            rows.append((ranks[0], dishes[0]))
+    rows.sort(key=lambda pair: pair[0])
+    return list(dict.fromkeys(letter for _, letter in rows))
+
+
+def _inline_ordinals(text: str, titles: dict[str, str] | None) -> list[str]:
+    pairs = []
+    for match in _INLINE_ORDINAL.finditer(plain(text)):
+        word = match.group(1).lower().replace("no.", "#").replace(" ", "")
+        number = int(word[1]) if word.startswith("#") else _ORDINAL_WORDS[word]
+        letter = letter_of(match.group(2), titles)
+        if letter:
+            pairs.append((number, letter))
+    if len(pairs) < 2:
+        return []
+    return list(dict.fromkeys(letter for _, letter in sorted(pairs, key=lambda p: p[0])))
+
+
+def _sequence_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
+    """The last run of dishes joined by ">", arrows, commas or "then" that places at least
+    two dishes; a sequence of four wins over shorter ones."""
+    found_runs: list[list[str]] = []
+    for line in plain(text).split("\n"):
+        for segment in re.split(r"(?<=[.!?])\s+|:\s*", line):
+            letters = _run_letters(segment, titles)
+            if len(letters) >= 2:
+                found_runs.append(letters)
+    full = [run for run in found_runs if len(run) == len(LETTERS)]
+    return (full or found_runs or [[]])[-1]
+
+
+def _run_letters(segment: str, titles: dict[str, str] | None) -> list[str]:
+    items = _sequence_items(re.sub(r"\s+and\s+(?=\S)", ", ", segment))
+    if len(items) < 2:
+        return []
+    letters = [letter_of(item, titles) for item in items]
+    if any(letter is None for letter in letters):
+        return []
+    return list(dict.fromkeys(letters))  # type: ignore[arg-type]
+
+
+def _marked_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
+    """What follows the last "Ranking:" / "Final order:" label, on its line or in the lines
+    after it."""
+    cleaned = plain(text)
+    labels = list(_RANK_LABEL.finditer(cleaned))
+    for label in reversed(labels):
+        rest = label.group(1)
+        letters = _run_letters(rest, titles) or ranking_letters(rest.strip(), None) \
+            if rest.strip() else []
+        if len(letters) >= 2:
+            return letters
+        if not rest.strip():
+            after = cleaned[label.end():]
+            letters = _numbered_ranking(after, titles) or _sequence_ranking(after, titles)
+            if letters:
+                return letters
+    return []
+
+
+def _best_only(text: str, titles: dict[str, str] | None) -> list[str]:
+    for clause in committed_clauses(text):
+        match = _BEST_ONLY.search(clause)
+        letter = letter_of(match.group(1), titles) if match else None
+        if letter:
+            return [letter]
+    return []
+
+
+_RANK_RULES = (("json", _json_ranking), ("marker", _marked_ranking),
+               ("numbered", _numbered_ranking), ("ordinals", _inline_ordinals),
+               ("sequence", _sequence_ranking), ("best_only", _best_only))
+
+
+def read_rank(text: str, titles: dict[str, str] | None = None) -> Reading:
+    """A ranking final answer by the first rule that places a dish (:data:`_RANK_RULES`):
+    JSON (the last object's ``ranking`` or a bare array), a "Ranking:" label, a numbered or
+    table list, ordinals, a sequence (``A > C > B > D``, arrows, commas), the best dish alone.
+    Ties keep the order written; a dish named twice keeps its first place; a partial ranking
+    lists only the dishes placed (the scorer completes it)."""
+    for name, rule in _RANK_RULES:
+        letters = rule(text, titles)
         if letters:
-            return {"ranking": letters}, "json"
-    field = _RANKING_FIELD.search(text or "")
+            return found({"ranking": letters}, name)
+    field = _RANKING_FIELD.search(text)
     if field:
-        letters = ranking_letters(re.findall(r'"([^"]*)"', field.group(1)))
+        letters = ranking_letters(re.findall(r'"([^"]*)"', field.group(1)), titles)
         if letters:
-            return {"ranking": letters}, "fallback"
-    letters = _last_sequence(text or "")
-    return {"ranking": letters}, "fallback" if letters else "failed"
+            return found({"ranking": letters}, "json_field")
+    return missing()
 
 
-def _last_sequence(text: str) -> list[str]:
-    """The last letter sequence naming all four dishes, else the last sequence (a model
-    restating "dishes A, B, C and D" before its answer is not ranking them)."""
-    found = [ranking_letters(re.findall(r"[A-D]", m.group(0))) for m in _SEQUENCE.finditer(text)]
-    full = [letters for letters in found if len(letters) == len(LETTERS)]
-    return (full or found or [[]])[-1]
+def read_rank_output(text: str | None, titles: dict[str, str] | None = None,
+                     reasoning: str | None = None, finish_reason: str | None = None) -> Reading:
+    """One ranking output as a grader reads it (reasoning apart, cut-off refused)."""
+    return read_output(text, lambda final: read_rank(final, titles), reasoning, finish_reason)
+
+
+def parse_rank(text: str, titles: dict[str, str] | None = None) -> tuple[dict[str, Any], str]:
+    """({"ranking"}, parse_mode) from a ranking answer."""
+    reading = read_rank_output(text, titles)
+    return (reading.value if reading.ok else {"ranking": []}), parse_mode(reading)

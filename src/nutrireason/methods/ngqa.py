@@ -19,10 +19,11 @@ from nutrireason.methods.ngqa_prompts import (
     SYSTEM_PROMPT,
     Triple,
     edge_list_text,
-    parse_answer,
+    reader_for,
     triples_text,
     user_prompt,
 )
+from nutrireason.methods.reading import read_response
 from nutrireason.models.errors import MissingDependency
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message
 from nutrireason.ngqa.config import load_ngqa_config
@@ -60,8 +61,9 @@ class GraphRagMethod(Method):
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
         messages, triples = self.messages(item)
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        parsed = parse_answer(item["task"], response.text)
-        return Prediction(parsed.value, parsed.ok, retrieved=[list(t) for t in triples])
+        reading = read_response(response, reader_for(item["task"]))
+        return Prediction(reading.value, reading.ok, retrieved=[list(t) for t in triples],
+                          extra={"reading": reading.audit()})
 
 
 class PlainMethod(GraphRagMethod):

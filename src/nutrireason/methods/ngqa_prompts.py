@@ -8,9 +8,22 @@ paper's Figure 7 is an image that the text does not reproduce).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nutrireason.methods.reading import (
+    Reading,
+    boxed,
+    committed_clauses,
+    found,
+    is_hedge,
+    json_values,
+    last_object_with,
+    missing,
+    plain,
+    read_output,
+)
 from nutrireason.ngqa.config import load_ngqa_config
 from nutrireason.ngqa.questions import order_tags
 from nutrireason.standards import load_standards
@@ -178,12 +191,14 @@ def mask_user_phrases(text: str) -> str:
     return text
 
 
+def _nutrient(word: str) -> str:
+    return NUTRIENT_WORDS[re.sub(r"[\s_-]+", " ", word.lower())]
+
+
 def _tags_in(text: str) -> list[str]:
-    found = []
-    for direction, word in TAG_PATTERN.findall(mask_user_phrases(text)):
-        nutrient = NUTRIENT_WORDS[re.sub(r"[\s_-]+", " ", word.lower())]
-        found.append(f"{direction.lower()}_{nutrient}")
-    return order_tags(found, load_ngqa_config())
+    tags = [f"{direction.lower()}_{_nutrient(word)}"
+            for direction, word in TAG_PATTERN.findall(mask_user_phrases(text))]
+    return order_tags(tags, load_ngqa_config())
 
 
 def _is_tag_list(line: str) -> bool:
@@ -261,17 +276,25 @@ def answer_sentence(text: str) -> str | None:
     return " ".join(sentence.replace("**", "").split())
 
 
+def _answer_part(text: str) -> tuple[str, str]:
+    """(the part of a multi-label output that holds the answer, the rule that found it)."""
+    for name, rule in (("marker", _after_marker), ("tag_list", _last_tag_list),
+                       ("leading_list", _leading_tag_list)):
+        part = rule(text)
+        if part is not None:
+            return part, name
+    sentence = answer_sentence(text)
+    if sentence and _tags_in(sentence):
+        return sentence, "answer_sentence"
+    return text, "whole_text"
+
+
 def answer_part(text: str) -> str:
     """The part of a multi-label output that holds the answer, by the first rule that applies:
     (a) after the last answer marker; (b) the last line (or run of lines) made of tags only;
     (c) a tag list that opens the output; (d) the Yes/No answer sentence, if it names a tag;
     else the whole text."""
-    for rule in (_after_marker, _last_tag_list, _leading_tag_list):
-        part = rule(text)
-        if part is not None:
-            return part
-    sentence = answer_sentence(text)
-    return sentence if sentence and _tags_in(sentence) else text
+    return _answer_part(text)[0]
 
 
 def parse_tags(text: str) -> list[str]:
@@ -282,28 +305,202 @@ def parse_tags(text: str) -> list[str]:
 
 
 def parse_verdict(text: str) -> str | None:
-    """Yes/No: an explicit "answer: yes", else the first word, else the last yes/no said
-    (a "no" in a habit name such as "Eats little or no fish" does not count)."""
-    explicit = re.search(r"(?:final answer|answer)\s*(?:is)?\s*[:\-]?\s*\**\s*(yes|no)\b",
-                         text, re.I)
-    if explicit:
-        return explicit.group(1).capitalize()
-    first = VERDICT_PATTERN.match(text.strip().lstrip("*\"' "))
-    if first:
-        return first.group(1).capitalize()
-    words = VERDICT_PATTERN.findall(_NOT_A_VERDICT.sub(_blank, text))
+    """Yes/No of a final answer (:func:`read_binary`), or None."""
+    reading = read_binary(text)
+    return reading.value if reading.ok else None
+
+
+# ------------------------------------------------------------------ rules, one per form
+
+_JSON_ANSWER_KEYS = ("final_answer", "answer", "verdict", "is_healthy", "healthy", "decision",
+                     "response", "output", "result")
+_JSON_TAG_KEYS = ("tags", "nutrient_tags", "labels", "nutrients", "answer", "final_answer",
+                  "output", "result")
+_ECHO = re.compile(r"\byes\s*(?:or|/|\|)\s*no\b|\bno\s*(?:or|/|\|)\s*yes\b", re.I)
+_LEADING_VERDICT = re.compile(r"^[\W_]*(yes|no)\b(?![\w-])", re.I)
+_BARE_LINE = re.compile(r"^[\W_]*(yes|no)[\W_]*$", re.I)
+_MARKED_VERDICT = re.compile(
+    r"(?:\b(?:final\s+)?(?:answer|verdict|conclusion|decision|output)\b(?:\s+is)?|"
+    r"\bmy\s+answer\s+is)\s*[:=\-\u2013\u2014]?\s*\W{0,3}(yes|no)\b", re.I)
+_HEALTHY = re.compile(
+    r"\b(?:is|it's|are|be|remains|seems|appears)\s+(not\s+|n't\s+)?(?:a\s+|an\s+)?"
+    r"(?:very\s+|particularly\s+|generally\s+)?(healthy|suitable|good|appropriate|unhealthy"
+    r"|unsuitable|inappropriate|bad|poor)\b|\b(isn't|aren't|not)\s+(?:a\s+)?(?:very\s+)?"
+    r"(healthy|suitable|good|appropriate)\b", re.I)
+
+
+def _verdict_word(value: object) -> str | None:
+    """Yes/No from a JSON value: a bool, or a string whose first word is yes/no."""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, str):
+        first = _LEADING_VERDICT.match(plain(value).strip())
+        if first:
+            return first.group(1).capitalize()
+    return None
+
+
+def _json_verdict(text: str) -> str | None:
+    hit = last_object_with(text, _JSON_ANSWER_KEYS)
+    return _verdict_word(hit[0][hit[1]]) if hit else None
+
+
+def _marked_verdict(text: str) -> str | None:
+    """The verdict after the last answer marker ("Final answer: No", "the answer is **Yes**",
+    "## Answer\\nNo")."""
+    cleaned = _ECHO.sub(" ", plain(text))
+    marked = list(_MARKED_VERDICT.finditer(cleaned))
+    if marked:
+        return marked[-1].group(1).capitalize()
+    heading = list(re.finditer(r"(?:^|\n)[ \t]*(?:final\s+)?answer[ \t]*:?[ \t]*\n+[ \t]*"
+                               r"\W{0,3}(yes|no)\b", cleaned, re.I))
+    return heading[-1].group(1).capitalize() if heading else None
+
+
+def _first_clause_verdict(text: str) -> str | None:
+    """Yes/No opening the first clause that neither declines nor hedges (answer first, then
+    caveats), or a line that is only Yes/No at the end of the text."""
+    lines = [line for line in plain(text).split("\n") if line.strip()]
+    if lines and _BARE_LINE.match(lines[-1]):
+        return _BARE_LINE.match(lines[-1]).group(1).capitalize()  # type: ignore[union-attr]
+    kept = committed_clauses(_ECHO.sub(" ", text))
+    for clause in kept[:1]:
+        first = _LEADING_VERDICT.match(clause)
+        if first:
+            return first.group(1).capitalize()
+    for clause in kept:
+        first = _LEADING_VERDICT.match(clause)
+        if first and _NOT_A_VERDICT.search(clause) is None:
+            return first.group(1).capitalize()
+    return None
+
+
+def _healthy_phrase(text: str) -> str | None:
+    """ "is not healthy", "is a suitable choice", "isn't good" in the first clause that says
+    so."""
+    for clause in committed_clauses(text):
+        phrase = _HEALTHY.search(mask_user_phrases(clause))
+        if phrase is None:
+            continue
+        negated = phrase.group(1) or phrase.group(3)
+        word = (phrase.group(2) or phrase.group(4)).lower()
+        positive = word in ("healthy", "suitable", "good", "appropriate")
+        return "Yes" if positive != bool(negated) else "No"
+    return None
+
+
+def _last_word_verdict(text: str) -> str | None:
+    """The last yes/no said outside hedges, refusals, echoes of the choice and habit names."""
+    words = VERDICT_PATTERN.findall(
+        _NOT_A_VERDICT.sub(_blank, _ECHO.sub(" ", " ".join(committed_clauses(text)))))
     return words[-1].capitalize() if words else None
 
 
+_BINARY_RULES = (("json", _json_verdict), ("boxed", lambda t: _verdict_word(boxed(t) or "")),
+                 ("marker", _marked_verdict), ("verdict_first", _first_clause_verdict),
+                 ("healthy_phrase", _healthy_phrase), ("last_word", _last_word_verdict))
+
+
+def read_binary(text: str) -> Reading:
+    """Yes/No of a final answer by the first rule that finds one (JSON, ``\\boxed{}``, an
+    answer marker, a leading Yes/No, "is (not) healthy", the last yes/no said)."""
+    for name, rule in _BINARY_RULES:
+        verdict = rule(text)
+        if verdict is not None:
+            return found(verdict, name)
+    return missing()
+
+
+def _json_tags(text: str) -> list[str] | None:
+    values = json_values(text)
+    if values and isinstance(values[-1], list) and all(isinstance(v, str) for v in values[-1]):
+        return _tags_in(", ".join(values[-1]))
+    hit = last_object_with(text, _JSON_TAG_KEYS)
+    if hit is None:
+        return None
+    value = hit[0][hit[1]]
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value)
+    return _tags_in(str(value)) if isinstance(value, str) else None
+
+
+_CELL_PAIR = re.compile(rf"^[\s|*\-•\d.)]*({_NUTRIENT})\W+(?:\w+\W+){{0,3}}?(high|low)\b",
+                        re.I | re.M)
+
+
+def _paired_tags(text: str) -> list[str]:
+    """Tags written as a nutrient then its level: table rows ("| Sodium | High |") and
+    label lines ("Sodium: high")."""
+    found_tags = [f"{level.lower()}_{_nutrient(word)}"
+                  for word, level in _CELL_PAIR.findall(mask_user_phrases(text))]
+    return order_tags(found_tags, load_ngqa_config())
+
+
+def read_tags(text: str) -> Reading:
+    """The food's tags in a final answer: JSON, then the answer part's tags, then tags written
+    as nutrient and level (tables)."""
+    tags = _json_tags(text)
+    if tags:
+        return found(tags, "json")
+    cleaned = plain(text)
+    part, rule = _answer_part(cleaned)
+    if rule == "whole_text":
+        paired = _paired_tags(cleaned)
+        if paired:
+            return found(paired, "table")
+        part = " ".join(committed_clauses(cleaned))
+    tags = _tags_in(part)
+    return found(tags, rule) if tags else Reading([], False, "none", "no_answer")
+
+
+def _json_sentence(text: str) -> str | None:
+    hit = last_object_with(text, _JSON_ANSWER_KEYS + ("text",))
+    value = hit[0][hit[1]] if hit else None
+    return value if isinstance(value, str) and _verdict_word(value) else None
+
+
+def read_sentence(text: str) -> Reading:
+    """Text generation: the Yes/No answer sentence (the last one giving its reasons with
+    "because", else the first), JSON's answer string, else the whole final answer when a
+    verdict can be read from it."""
+    in_json = _json_sentence(text)
+    if in_json is not None:
+        return found(" ".join(plain(in_json).split()), "json")
+    cleaned = plain(text)
+    starts = [m for m in _VERDICT_START.finditer(cleaned)
+              if not is_hedge(_sentence_at(cleaned, m.start("verdict")))]
+    sentences_found = [" ".join(_sentence_at(cleaned, m.start("verdict")).split()) for m in starts]
+    because = [s for s in sentences_found if re.search(r"\bbecause\b", s, re.I)]
+    if because:
+        return found(because[-1], "because_sentence")
+    if sentences_found:
+        return found(sentences_found[0], "verdict_sentence")
+    verdict = read_binary(text)
+    whole = " ".join(cleaned.split())
+    if verdict.ok:
+        return found(whole, f"whole_text_{verdict.rule}")
+    return Reading(whole, False, "none", "no_answer")
+
+
+TASK_READERS = {"binary": read_binary, "multi_label": read_tags,
+                "text_generation": read_sentence}
+
+
+def reader_for(task: str) -> Callable[[str], Reading]:
+    """The final-answer reader of an NGQA task (other tasks are read as text generation)."""
+    return TASK_READERS.get(task, read_sentence)
+
+
+def read_answer(task: str, text: str | None, reasoning: str | None = None,
+                finish_reason: str | None = None) -> Reading:
+    """One NGQA output as a grader reads it: the reasoning set apart, a cut-off output
+    ``truncated``, the final answer read by the task's rules (:data:`TASK_READERS`)."""
+    return read_output(text, reader_for(task), reasoning, finish_reason)
+
+
 def parse_answer(task: str, text: str) -> Parsed:
-    """Parse a model's text for ``task``; unparseable answers come back with ``ok=False``.
-    Text generation scores the Yes/No answer sentence when there is one, else the whole text."""
-    if task == "binary":
-        verdict = parse_verdict(text)
-        return Parsed(verdict, verdict is not None)
-    if task == "multi_label":
-        tags = parse_tags(text)
-        return Parsed(tags, bool(tags))
-    verdict = parse_verdict(text)
-    scored = answer_sentence(text) or " ".join(text.strip().split())
-    return Parsed(scored, verdict is not None)
+    """:func:`read_answer` as (value, ok) for callers that need no audit."""
+    reading = read_answer(task, text)
+    if task == "multi_label" and reading.value is None:
+        return Parsed([], False)
+    return Parsed(reading.value, reading.ok)

@@ -43,10 +43,11 @@ from nutrireason.methods.ngqa_prompts import (
     SYSTEM_PROMPT,
     TOG_PROMPT,
     Triple,
-    parse_answer,
+    reader_for,
     triples_text,
     user_prompt,
 )
+from nutrireason.methods.reading import final_text, read_response
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message
 from nutrireason.ngqa.questions import USER_NODE
 
@@ -138,7 +139,8 @@ def parse_choices(text: str, n: int, width: int) -> list[int] | None:
 
 
 def parse_sufficient(text: str) -> bool | None:
-    """The reasoning step's verdict: the first yes/no said; None when there is none."""
+    """The reasoning step's verdict: the first yes/no of the final answer; None when there is
+    none (a cut-off answer gives an empty final text, so None too)."""
     found = _VERDICT.search(text)
     return None if found is None else found.group(1).lower() == "yes"
 
@@ -205,9 +207,10 @@ class TogMethod(GraphRagMethod):
         messages = [Message(role="system", content=SYSTEM_PROMPT),
                     Message(role="user", content=text)]
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        parsed = parse_answer(item["task"], response.text)
-        return Prediction(parsed.value, parsed.ok, retrieved=[list(t) for t in chosen],
-                          extra={"tog_pruning_calls": state.calls,
+        reading = read_response(response, reader_for(item["task"]))
+        return Prediction(reading.value, reading.ok, retrieved=[list(t) for t in chosen],
+                          extra={"reading": reading.audit(),
+                                 "tog_pruning_calls": state.calls,
                                  "tog_reasoning_calls": state.reasoning_calls,
                                  "tog_calls": state.calls + state.reasoning_calls + 1,
                                  "tog_depth_reached": depth_reached,
@@ -256,7 +259,7 @@ class _Search:
                                         Message(role="user", content=prompt)],
                               settings=self.method.reason_settings)
         self.reasoning_calls += 1
-        verdict = parse_sufficient((await self.backend.generate(request)).text)
+        verdict = parse_sufficient(final_text(await self.backend.generate(request)))
         if verdict is None:
             self.fallbacks += 1
         return bool(verdict)
@@ -299,7 +302,7 @@ class _Search:
                               settings=self.method.prune_settings)
         self.calls += 1
         response = await self.backend.generate(request)
-        chosen = parse_choices(response.text, len(lines), width)
+        chosen = parse_choices(final_text(response), len(lines), width)
         if chosen is None:
             self.fallbacks += 1
             return list(range(width))

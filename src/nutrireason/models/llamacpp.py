@@ -220,6 +220,7 @@ class LlamaCppBackend(Backend):
             latency_s=latency,
             model=self.model,
             finish_reason=choice.get("finish_reason"),
+            reasoning=(choice.get("message") or {}).get("reasoning_content") or None,
             raw=raw,
         )
 

@@ -266,6 +266,7 @@ class OpenAICompatBackend(Backend):
             choice = choices[0]
             message = choice.message
             text = (message.content if message is not None else None) or ""
+            reasoning = _reasoning_field(message)
             finish_reason = getattr(choice, "finish_reason", None)
             usage = getattr(response, "usage", None)
             raw = json.loads(json.dumps(response.model_dump(mode="json"), default=str))
@@ -277,10 +278,12 @@ class OpenAICompatBackend(Backend):
         return ModelResponse(
             text=text,
             usage=Usage(prompt_tokens=_int(getattr(usage, "prompt_tokens", 0)),
-                        completion_tokens=_int(getattr(usage, "completion_tokens", 0))),
+                        completion_tokens=_int(getattr(usage, "completion_tokens", 0)),
+                        reasoning_tokens=_reasoning_tokens(usage)),
             latency_s=latency,
             model=str(getattr(response, "model", None) or self.model),
             finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            reasoning=reasoning,
             raw=raw,
             dropped_params=list(self._dropped),
         )
@@ -448,6 +451,27 @@ def _body_text(body: Any) -> str:
         return json.dumps(body)
     except (TypeError, ValueError):
         return ""
+
+
+def _reasoning_field(message: Any) -> str | None:
+    """The message's separate reasoning (``reasoning_content`` on vLLM, DeepSeek and
+    llama.cpp's server; ``reasoning`` on others), or None."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if value is None and isinstance(getattr(message, "model_extra", None), dict):
+            value = message.model_extra.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _reasoning_tokens(usage: Any) -> int | None:
+    """``usage.completion_tokens_details.reasoning_tokens`` when the server reports it."""
+    details = getattr(usage, "completion_tokens_details", None)
+    value = getattr(details, "reasoning_tokens", None)
+    if value is None and isinstance(details, dict):
+        value = details.get("reasoning_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _int(value: Any) -> int:

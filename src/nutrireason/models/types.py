@@ -100,8 +100,12 @@ class ChatRequest(_Model):
 
 
 class Usage(_Model):
+    """Token counts of one call; ``reasoning_tokens`` (part of ``completion_tokens``) as the
+    server reports them, None when it does not."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -116,6 +120,7 @@ class ModelResponse(_Model):
     latency_s: float = 0.0
     model: str = ""
     finish_reason: str | None = None
+    reasoning: str | None = None  # the server's separate reasoning field, if any
     raw: dict[str, Any] | None = None
     cached: bool = False
     dropped_params: list[str] = Field(default_factory=list)

@@ -57,6 +57,7 @@ from nutrireason.methods.base import Method, get_method
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
 from nutrireason.models.errors import ModelError
+from nutrireason.models.reasoning import Split, split_reasoning
 from nutrireason.models.registry import get_backend, model_label
 from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
 from nutrireason.models.settings import check_settings, effective_settings
@@ -135,6 +136,10 @@ class RunSummary:
     missing: int = 0
     status: str = "running"
     recovered: str | None = None
+    truncated: int = 0  # answers cut off at the token limit (unparseable, reason "truncated")
+    refusals: int = 0  # answers that declined (unparseable, reason "refusal")
+    # per "method | model | task": [answers cut off, answers], for the >5 % warning
+    truncated_by_group: dict[str, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -467,12 +472,17 @@ def _item_error(task: Task, exc: Exception) -> dict[str, Any]:
 
 def _accounting(proxy: CallProxy) -> dict[str, Any]:
     responses = proxy.responses
+    splits = [split_reasoning(r.text, r.reasoning, r.finish_reason) for r in responses]
     return {
         "requests": [_storable(r) for r in proxy.requests],
         "responses": [r.text for r in responses],
         "raw": [r.raw for r in responses],
+        "finish_reasons": [r.finish_reason for r in responses],
+        "reasoning": [split.reasoning for split in splits],
         "usage": {"prompt_tokens": sum(r.usage.prompt_tokens for r in responses),
-                  "completion_tokens": sum(r.usage.completion_tokens for r in responses)},
+                  "completion_tokens": sum(r.usage.completion_tokens for r in responses),
+                  "reasoning_tokens": sum(reasoning_tokens(r, split)
+                                          for r, split in zip(responses, splits, strict=True))},
         "latency_s": sum(r.latency_s for r in responses),
         "n_calls": proxy.calls,
         "cache_hits": proxy.cache_hits,
@@ -493,10 +503,28 @@ def _storable(request: ChatRequest) -> dict[str, Any]:
     return data
 
 
+def reasoning_tokens(response: ModelResponse, split: Split) -> int:
+    """The call's reasoning tokens: as the server reports them; else, when the reasoning came
+    in the text or its own field, the completion tokens' share by characters (an estimate)."""
+    if response.usage.reasoning_tokens is not None:
+        return response.usage.reasoning_tokens
+    if not split.reasoning:
+        return 0
+    total = len(split.reasoning) + len(split.final)
+    return round(response.usage.completion_tokens * len(split.reasoning) / total) if total else 0
+
+
 def _count(summary: RunSummary, record: Record) -> None:
     if record.status == "ok":
         summary.ok += 1
         summary.unparsed += not record.parse_ok
+        reason = record.reading.get("reason")
+        summary.truncated += reason == "truncated"
+        summary.refusals += reason == "refusal"
+        group = summary.truncated_by_group.setdefault(
+            f"{record.method} | {record.model} | {record.task}", [0, 0])
+        group[0] += reason == "truncated"
+        group[1] += 1
     else:
         summary.errors += 1
     summary.model_calls += record.n_calls

@@ -99,13 +99,29 @@ def summary_lines(summary: RunSummary) -> list[str]:
     """What ``nutrireason run`` prints at the end: this invocation, then the whole folder."""
     state = "interrupted; run the same command again to resume" if summary.interrupted \
         else "done"
-    unparsed = f" ({summary.unparsed} unparseable, {summary.unparsed / summary.ok:.1%})" \
-        if summary.ok else ""
+    unparsed = (f" ({summary.unparsed} unparseable, {summary.unparsed / summary.ok:.1%}: "
+                f"{summary.truncated} cut off, {summary.refusals} refusals)") if summary.ok else ""
     return [f"{state}: {summary.ok} ok{unparsed}, {summary.errors} errors, "
             f"{summary.skipped} already done of {summary.planned}; {summary.model_calls} model "
             f"calls, {summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {summary.out}",
             f"run {summary.status}: {summary.total_ok} ok, {summary.total_errors} errors, "
-            f"{summary.missing} not run of {summary.planned}"]
+            f"{summary.missing} not run of {summary.planned}", *truncation_warnings(summary)]
+
+
+TRUNCATION_WARN = 0.05  # share of a group's answers cut off above which a run warns
+
+
+def truncation_warnings(summary: RunSummary) -> list[str]:
+    """A warning per (method, model, task) of this invocation with more than 5 % of its
+    answers cut off at the token limit, naming the ``--max-tokens`` to raise."""
+    lines = []
+    for group, (cut, n) in sorted(summary.truncated_by_group.items()):
+        if n and cut / n > TRUNCATION_WARN:
+            lines.append(f"warning: {group}: {cut} of {n} answers ({cut / n:.0%}) were cut off "
+                         "at the token limit and count as unparseable; raise --max-tokens "
+                         "(a reasoning model needs room to think) and run again into a new "
+                         "--out")
+    return lines
 
 
 def status_note(run_dir: Path, manifest: dict[str, Any] | None) -> str | None:

@@ -8,6 +8,10 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   ``errors`` and ``error_rate = errors / (n + errors)``, never scored as right or wrong.
 * An unparseable answer (ok status, ``parse_ok`` False) is scored as wrong.
 * ``efficiency`` averages over all records of the group, errors included.
+* ``reading`` says how the group's answers were read (:func:`reading_stats`): the shares cut
+  off at the token limit (``truncated_rate``), declined (``refusal_rate``) and hedged
+  (``hedge_rate``), the count of each reading rule and of each reason an answer did not count,
+  and the mean reasoning tokens; in ``metrics_groups.csv`` as ``reading_<name>``.
 * ``retrieval`` uses the scored records that have ``retrieved`` and a non-empty
   ``meta.signal``; it is null when there are none.
 * Every metric carries a 95 % percentile bootstrap interval (``bootstrap`` resamples, seeded);
@@ -245,7 +249,32 @@ def _group(method: str, model: str, task: str, level: str, members: list[Record]
         "efficiency": _efficiency(members),
         "retrieval": retrieval_metrics,
         "method_stats": _method_stats(members),
+        "reading": reading_stats(members),
     }
+
+
+READING_RATES = ("truncated_rate", "refusal_rate", "hedge_rate")
+
+
+def reading_stats(members: Sequence[Record]) -> dict[str, Any]:
+    """How the group's answers were read (records with status "ok"): the share cut off at the
+    token limit, declined and hedged, the count of each rule and of each reason an answer did
+    not count, and the mean reasoning tokens per sample. Records written before readings were
+    kept count under the rule ``unrecorded``."""
+    ok = [r for r in members if r.status == "ok"]
+    rules: dict[str, int] = defaultdict(int)
+    reasons: dict[str, int] = defaultdict(int)
+    for record in ok:
+        reading = record.reading
+        rules[str(reading.get("rule") or "unrecorded")] += 1
+        if not record.parse_ok:
+            reasons[str(reading.get("reason") or "no_answer")] += 1
+    n = len(ok)
+    rates = {f"{reason}_rate": reasons.get(reason, 0) / n if n else 0.0
+             for reason in ("truncated", "refusal", "hedge")}
+    tokens = [r.usage.get("reasoning_tokens", 0) for r in ok]
+    return {**rates, "rules": dict(sorted(rules.items())), "reasons": dict(sorted(reasons.items())),
+            "reasoning_tokens": float(np.mean(tokens)) if tokens else 0.0}
 
 
 def _method_stats(members: list[Record]) -> dict[str, Any] | None:
@@ -395,6 +424,10 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
         metrics.update({f"retrieval_{k}": v for k, v in (g["retrieval"] or {}).items()})
         metrics.update({f"efficiency_{k}": {"value": v, "low": v, "high": v}
                         for k, v in g["efficiency"].items()})
+        reading = g.get("reading") or {}
+        metrics.update({f"reading_{k}": {"value": reading[k], "low": reading[k],
+                                         "high": reading[k]}
+                        for k in (*READING_RATES, "reasoning_tokens") if k in reading})
         rows += [head + row for row in _metric_rows(metrics)]
     _write_text(paths["groups"], _csv_text(
         ["method", "model", "task", "level", "n", "errors", "error_rate", "metric", "value",

@@ -1,0 +1,229 @@
+"""How an answer is read: one layer between a model's output and every task parser.
+
+:func:`read_output` separates the reasoning from the final answer
+(:func:`nutrireason.models.reasoning.split_reasoning`), refuses cut-off output (``truncated``,
+never parsed), hands the final answer to the task's parser and, when the parser finds no
+committed answer, says why: ``refusal`` (the model declines), ``hedge`` (it depends, either
+way) or ``no_answer``. The result is a :class:`Reading`: the value, whether it counts, the rule
+that read it and the reason it does not count; methods put its :meth:`Reading.audit` in the
+record's ``extra["reading"]``.
+
+The helpers here are shared by the NGQA and FAM-Bench parsers: markdown clean-up, the JSON
+values of a text (the last complete one wins), sentences and clauses, and the refusal and hedge
+phrases.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from nutrireason.models.reasoning import Split, split_reasoning
+from nutrireason.models.types import ModelResponse
+
+REASONS = ("truncated", "refusal", "hedge", "no_answer")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One answer as read: ``value`` is scored when ``ok``; ``rule`` names the rule that read
+    it (or ``none``); ``reason`` says why an answer does not count; ``form`` is how the
+    reasoning was separated (:mod:`nutrireason.models.reasoning`)."""
+
+    value: Any
+    ok: bool
+    rule: str
+    reason: str | None = None
+    form: str = "plain"
+
+    def audit(self) -> dict[str, Any]:
+        """What a record keeps of the reading (``extra["reading"]``)."""
+        return {"rule": self.rule, "reason": self.reason, "form": self.form}
+
+
+def found(value: Any, rule: str) -> Reading:
+    """A committed answer read by ``rule``."""
+    return Reading(value, True, rule)
+
+
+def missing(reason: str = "no_answer", rule: str = "none") -> Reading:
+    """No answer that counts, and why."""
+    return Reading(None, False, rule, reason)
+
+
+Parser = Callable[[str], Reading]
+
+
+def read_output(text: str | None, parser: Parser, reasoning: str | None = None,
+                finish_reason: str | None = None) -> Reading:
+    """Read one call's output with ``parser`` (a function of the final answer text)."""
+    split = split_reasoning(text, reasoning, finish_reason)
+    return read_split(split, parser)
+
+
+def read_response(response: ModelResponse, parser: Parser) -> Reading:
+    """:func:`read_output` on a backend's response."""
+    return read_output(response.text, parser, response.reasoning, response.finish_reason)
+
+
+def final_text(response: ModelResponse) -> str:
+    """The final answer of a response ("" when it was cut off): for steps that read a
+    response without a task parser (ToG's pruning and stop steps)."""
+    split = split_reasoning(response.text, response.reasoning, response.finish_reason)
+    return "" if split.truncated else split.final
+
+
+def read_split(split: Split, parser: Parser) -> Reading:
+    if split.truncated:
+        return Reading(None, False, "none", "truncated", split.form)
+    if not split.final.strip():
+        return Reading(None, False, "none", "no_answer", split.form)
+    reading = parser(split.final)
+    if not reading.ok and reading.reason in (None, "no_answer"):
+        reading = replace(reading, reason=declined(split.final) or "no_answer")
+    return replace(reading, form=split.form)
+
+
+def parse_mode(reading: Reading) -> str:
+    """The FAM-Bench ``parse_mode`` of a reading: json, fallback (any other rule) or failed."""
+    return "failed" if not reading.ok else "json" if reading.rule == "json" else "fallback"
+
+
+# ----------------------------------------------------------------------- markdown and JSON
+
+_BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?([^{}]*)\}?\s*\}")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`+)")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*", re.M)
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
+
+
+def boxed(text: str) -> str | None:
+    """The content of the last ``\\boxed{...}``, or None."""
+    values = _BOXED.findall(text)
+    return values[-1].strip() if values else None
+
+
+def plain(text: str) -> str:
+    """``text`` without markdown emphasis, heading marks, quote marks and ``\\boxed{}``."""
+    text = _BOXED.sub(lambda m: m.group(1), text)
+    text = _EMPHASIS.sub("", _QUOTE.sub("", _HEADING.sub("", text)))
+    return text
+
+
+def json_values(text: str) -> list[Any]:
+    """Every complete top-level JSON object or array in ``text``, in order (code fences and
+    chatter around them are ignored; a cut-off object is not one)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    position = 0
+    for match in re.finditer(r"[\[{]", text):
+        if match.start() < position:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, (dict, list)):
+            values.append(value)
+            position = end
+    return values
+
+
+def last_object_with(text: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
+    """The last JSON object of ``text`` holding one of ``keys`` (matched case-insensitively,
+    also one level down), with the key found."""
+    for value in reversed(json_values(text)):
+        for candidate in _objects_in(value):
+            lowered = {str(k).lower(): k for k in candidate}
+            for key in keys:
+                if key in lowered:
+                    return candidate, lowered[key]
+    return None
+
+
+def _objects_in(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for inner in value.values():
+            if isinstance(inner, dict):
+                yield inner
+    elif isinstance(value, list):
+        for inner in reversed(value):
+            if isinstance(inner, dict):
+                yield inner
+
+
+# ------------------------------------------------------------------- sentences and clauses
+
+_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*]*\s+|\n+")
+_CLAUSE = re.compile(r"[,;:]?\s*\b(?:but|however|though|although|yet|whereas|while)\b[,]?\s*|"
+                     r"\s+[-–—]\s+", re.I)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (also split at line breaks), stripped, empty ones left out."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence cut at "but", "however", "although" and dashes: a caveat is its own clause."""
+    return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
+
+
+# -------------------------------------------------------------------- refusals and hedges
+
+_PROFESSIONAL = (r"(?:doctor|physician|dietitian|dietician|nutritionist|\w*ologist|clinician|"
+                 r"healthcare|health\s*care|medical|provider|professional|specialist|care\s+team|"
+                 r"pharmacist|nurse)")
+_REFUSAL = re.compile(
+    r"\b(?:i|we)\s*(?:can(?:no|')?t|cannot|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable)"
+    r"|am\s+not\s+in\s+a\s+position|'m\s+not\s+in\s+a\s+position|won'?t|will\s+not|must\s+decline"
+    r"|don'?t\s+feel\s+comfortable|do\s+not\s+feel\s+comfortable|'m\s+not\s+comfortable"
+    r"|am\s+not\s+comfortable|shouldn'?t|should\s+not)\s+(?:to\s+)?(?:\w+\s+){0,2}?"
+    r"(?:provide|give|offer|make|advise|endorse|answer|assess|evaluate|rank|judge"
+    r"|decide|tell|help)\b"
+    rf"|\bmedical\s+advice\b|\b(?:consult|speak\s+(?:with|to)|talk\s+(?:with|to)|check\s+with"
+    rf"|ask|see|contact)\s+(?:your|a|an|their|the)\s+(?:\w+\s+){{0,2}}{_PROFESSIONAL}"
+    rf"|\bnot\s+(?:a|your)\s+(?:\w+\s+)?{_PROFESSIONAL}"
+    r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b", re.I)
+_HEDGE = re.compile(
+    r"\bit\s+(?:really\s+|all\s+)?depends\b|\bdepends\s+(?:on|upon|heavily|largely|entirely)\b"
+    r"|\b(?:could|can|might|may)\s+go\s+either\s+way\b|\beither\s+(?:yes|no|way)\b"
+    r"|\b(?:both\s+)?yes\s+and\s+no\b|\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b"
+    r"|\b(?:can(?:no|')?t|cannot|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to"
+    r"|difficult\s+to|not\s+able\s+to)\s+(?:\w+\s+){0,2}?(?:say|determine|tell|decide|judge"
+    r"|conclude|be\s+sure|give\s+a\s+(?:definitive|clear|simple|single))\b"
+    r"|\b(?:not|in)sufficient\s+(?:enough\s+)?(?:information|data|detail)"
+    r"|\bnot\s+enough\s+(?:information|data|detail)|\bmore\s+(?:information|details?|context)"
+    r"\s+(?:is|are|would\s+be)\s+needed\b|\bno\s+(?:clear|definitive|single)\s+answer\b"
+    r"|\bwhether\b.*\b(?:depends|unclear|varies)\b|\bvaries\s+(?:by|with|depending)\b"
+    r"|\bneither\s+clearly\b|\bcannot\s+be\s+(?:clearly\s+)?(?:determined|ranked|decided)\b", re.I)
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL.search(text))
+
+
+def is_hedge(text: str) -> bool:
+    return bool(_HEDGE.search(text))
+
+
+def declined(text: str) -> str | None:
+    """``refusal`` or ``hedge`` when the text declines or does not commit, else None (only
+    asked once the task's parser found no committed answer)."""
+    if is_refusal(text):
+        return "refusal"
+    if is_hedge(text):
+        return "hedge"
+    return None
+
+
+def committed_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` that neither decline nor hedge, in order."""
+    kept = []
+    for sentence in sentences(plain(text)):
+        kept += [c for c in clauses(sentence) if not is_refusal(c) and not is_hedge(c)]
+    return kept
