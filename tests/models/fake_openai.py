@@ -10,9 +10,13 @@ Usage::
 
 API (all a test needs):
 
-- ``FakeOpenAI(answer=None, *, lifetime=120.0)``: ``answer(body) -> str`` makes the reply from
-  the request JSON; ``lifetime`` seconds after start the server shuts itself down, so a crashed
-  test never leaves it running. Use it as a context manager (or call ``start()``/``close()``).
+- ``FakeOpenAI(answer=None, *, lifetime=120.0)``: ``answer(body)`` makes the reply from
+  the request JSON: the content as a string, or a dict ``{"content", "reasoning_content",
+  "finish_reason", "reasoning_tokens"}`` for a reasoning model's reply (a vLLM-style separate
+  reasoning field, ``finish_reason: "length"`` for a reply cut off, and
+  ``usage.completion_tokens_details.reasoning_tokens``); ``lifetime`` seconds after start the
+  server shuts itself down, so a crashed test never leaves it running. Use it as a context
+  manager (or call ``start()``/``close()``).
 - ``url``: the base URL to hand to a client, ``http://127.0.0.1:<port>/v1``.
 - ``push(*faults)``: queue faults; each request to ``POST /v1/chat/completions`` consumes one:
 
@@ -47,7 +51,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Answer = Callable[[dict[str, Any]], str]
+Answer = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 Fault = tuple[Any, ...]
 FAULTS = ("status", "delay", "truncated", "no_choices", "reject_param")
 
@@ -148,18 +152,29 @@ class FakeOpenAI:
 
     # -- responses ---------------------------------------------------------------------------
 
-    def completion(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def completion(self, body: dict[str, Any], reply: str | dict[str, Any]) -> dict[str, Any]:
+        reply = {"content": reply} if isinstance(reply, str) else dict(reply)
+        text = reply.get("content") or ""
+        reasoning = reply.get("reasoning_content")
         prompt_tokens = sum(_words(m.get("content", "")) for m in body.get("messages", []))
-        completion_tokens = len(text.split())
+        thinking = reply.get("reasoning_tokens")
+        completion_tokens = len(text.split()) + (thinking or len((reasoning or "").split()))
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        usage: dict[str, Any] = {"prompt_tokens": prompt_tokens,
+                                 "completion_tokens": completion_tokens,
+                                 "total_tokens": prompt_tokens + completion_tokens}
+        if thinking is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": thinking}
         return {
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "choices": [{"index": 0, "finish_reason": reply.get("finish_reason", "stop"),
+                         "message": message}],
+            "usage": usage,
         }
 
 

@@ -124,7 +124,8 @@ def page_data(page: Path) -> dict[str, Any]:
 
 def page_samples(page: Path) -> list[dict[str, Any]]:
     """Every sample of a report page by field name, with list indexes and prompt indexes
-    resolved; ``calls`` as {"system", "request", "response"} per call."""
+    resolved; ``calls`` as {"system", "request", "response" (the final answer), "reasoning",
+    "finish_reason"} per call."""
     data = page_data(page)
     lists, texts = data["lists"], data["texts"]
     out = []
@@ -133,7 +134,8 @@ def page_samples(page: Path) -> list[dict[str, Any]]:
         for name, values in lists.items():
             sample[name] = values[sample[name]]
         sample["calls"] = [{"system": texts[s] if s >= 0 else None,
-                            "request": texts[u] if u >= 0 else None, "response": r}
-                           for s, u, r in sample["calls"]]
+                            "request": texts[u] if u >= 0 else None, "response": r,
+                            "reasoning": texts[t] if t >= 0 else None, "finish_reason": f}
+                           for s, u, r, t, f in sample["calls"]]
         out.append(sample)
     return out

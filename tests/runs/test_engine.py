@@ -47,7 +47,8 @@ def test_one_record_per_sample_with_usage_latency_and_prompt(tmp_path):
     assert len(records) == 20 and len({r["key"] for r in records}) == 20
     first = next(r for r in records if r["item_id"] == "q3")
     assert first["parsed"] == "question 3" == first["gold"] and first["parse_ok"]
-    assert first["usage"] == {"prompt_tokens": 2, "completion_tokens": 2}
+    assert first["usage"] == {"prompt_tokens": 2, "completion_tokens": 2, "reasoning_tokens": 0}
+    assert first["finish_reasons"] == ["stop"] and first["reasoning"] == [""]
     assert first["latency_s"] >= 0.001 and first["attempts"] == 1 and first["n_calls"] == 1
     assert first["requests"][0]["messages"] == [{"role": "user", "content": "question 3"}]
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())

@@ -89,7 +89,10 @@ def test_metrics_json_matches_the_schema(scored):
              "text_generation": {"rouge1", "rouge2", "rougeL", "bleu", "unparseable_rate"}}
     for g in data["groups"]:
         assert set(g) == {"method", "model", "task", "level", "n", "errors", "error_rate",
-                          "metrics", "efficiency", "retrieval", "method_stats"}
+                          "metrics", "efficiency", "retrieval", "method_stats", "reading"}
+        assert set(g["reading"]) == {"truncated_rate", "refusal_rate", "hedge_rate", "rules",
+                                     "reasons", "reasoning_tokens"}
+        assert sum(g["reading"]["rules"].values()) == g["n"]
         assert set(g["metrics"]) == names[g["task"]]
         for m in g["metrics"].values():
             check_metric(m)

@@ -137,7 +137,8 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     metrics = [run.metrics for run in runs]
     frame = tables.groups_frame(metrics, [run.scores.values() for run in runs])
     built = {**tables.ngqa_tables(frame),
-             **tables.fam_tables(frame, tables.fam_pool_entries(metrics))}
+             **tables.fam_tables(frame, tables.fam_pool_entries(metrics)),
+             **tables.reading_tables(frame)}
     if reviews is not None:
         from nutrireason.review.stats import decisions_from_file, review_stats
         from nutrireason.review.store import latest_of

@@ -30,6 +30,7 @@ import jinja2
 from markupsafe import Markup
 
 from nutrireason.io import write_text_atomic
+from nutrireason.models.reasoning import split_reasoning
 from nutrireason.report.plots import Plot
 from nutrireason.report.tables import (
     FAM_TASK_LABELS,
@@ -49,7 +50,9 @@ OUTCOMES = ("correct", "incorrect", "scored", "error")
 SHOWN_VALUES = {task.name: task.shown for name in benchmark_names()
                 for task in get_benchmark(name).tasks if task.shown}
 # The positions of a sample's values in the page's JSON (the script reads them by name).
-LISTED = ("method", "model", "task", "level", "outcome")  # stored as indexes into ``lists``
+# stored as indexes into ``lists``; rule and reason: how the answer was read and why it does
+# not count (the record's ``extra["reading"]``, "" where none was recorded)
+LISTED = ("method", "model", "task", "level", "outcome", "rule", "reason")
 FIELDS = LISTED + ("unparseable", "label", "detail", "error", "question", "item", "parsed",
                    "gold", "cache_hits", "calls")
 
@@ -130,9 +133,10 @@ class Texts:
 
 
 def calls(record: Record, texts: Texts) -> list[list[Any]]:
-    """Every call of a record in order: [system prompt, last user message, response]; the
-    prompts as indexes into ``texts``, the response None where the call returned none (the
-    failed call of an error record)."""
+    """Every call of a record in order: [system prompt, last user message, final answer,
+    reasoning, finish reason]; the prompts and the reasoning as indexes into ``texts`` (-1 for
+    none), the answer None where the call returned none (the failed call of an error record)
+    and "" where it was cut off before one."""
     count = max(len(record.requests), len(record.responses))
     out = []
     for i in range(count):
@@ -140,8 +144,14 @@ def calls(record: Record, texts: Texts) -> list[list[Any]]:
         messages = request.get("messages") if isinstance(request, dict) else None
         messages = messages if isinstance(messages, list) else []
         response = record.responses[i] if i < len(record.responses) else None
+        finish = record.finish_reasons[i] if i < len(record.finish_reasons) else None
+        answer, reasoning = response, None
+        if response is not None:
+            split = split_reasoning(response, None, finish)
+            answer = split.final
+            reasoning = record.reasoning[i] if i < len(record.reasoning) else split.reasoning
         out.append([texts.add(_last(messages, "system")), texts.add(_last(messages, "user")),
-                    response])
+                    answer, texts.add(reasoning or None), finish])
     return out
 
 
@@ -164,7 +174,10 @@ def sample_row(record: Record, score: SampleScore, lists: Lists, texts: Texts) -
     result = outcome(score)
     label, detail = _label_and_detail(score, result)
     error = _text(record.error.get("message") or record.error) if record.error else ""
-    listed = (record.method, record.model, score.task, score.level, result)
+    reading = record.reading if result != "error" else {}
+    listed = (record.method, record.model, score.task, score.level, result,
+              str(reading.get("rule") or ""),
+              str(reading.get("reason") or "") if not score.parse_ok else "")
     return [*(lists.add(name, value) for name, value in zip(LISTED, listed, strict=True)),
             int(result != "error" and not score.parse_ok), label, detail, error,
             _text((record.meta or {}).get("question")), record.item_id, _text(record.parsed),
@@ -205,6 +218,9 @@ def filters(data: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
         ("task", "Task", ordered(lists["task"], TASKS + FAM_TASKS)),
         ("level", "Level", ordered((v for v in lists["level"] if v), LEVELS)),
         ("outcome", "Outcome", outcomes),
+        *((key, label, ordered(v for v in lists[key] if v))
+          for key, label in (("rule", "Read by"), ("reason", "Not counted because"))
+          if any(lists[key])),
     ]
 
 

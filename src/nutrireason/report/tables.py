@@ -114,6 +114,8 @@ def groups_frame(metrics: Sequence[dict[str, Any]],
                 row[f"eff.{name}"] = value
             for name, value in (group.get("method_stats") or {}).items():
                 row[f"ms.{name}"] = value
+            for name, value in (group.get("reading") or {}).items():
+                row[f"read.{name}"] = value
             for name, stat in (group.get("retrieval") or {}).items():
                 if isinstance(stat, dict):
                     row[f"ret.{name}"] = stat.get("value")
@@ -826,11 +828,69 @@ def fam_tables(frame: pd.DataFrame, pools: dict[tuple[str, str], FamPool] | None
     return {name: table for name, table in built.items() if table is not None}
 
 
+READING_WARN = 0.05  # a group with more of its answers cut off than this is flagged
+
+
+def _counts_text(counts: Any) -> str:
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    return ", ".join(f"{name} {count:,}" for name, count in
+                     sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def reading_table(frame: pd.DataFrame) -> Table | None:
+    """How each group's answers were read: the shares unparseable, cut off at the token
+    limit, declined and hedged, the reasoning tokens per sample, and the count of each rule
+    and reason (metrics.json ``reading``); None when no group has readings."""
+    if not _has(frame, "read.truncated_rate"):
+        return None
+    rows, flagged = [], []
+    for _, group in frame.sort_values(["task", "level", "method", "model"]).iterrows():
+        if not isinstance(group.get("read.rules"), dict):
+            continue
+        truncated = _number(group.get("read.truncated_rate")) or 0.0
+        if truncated > READING_WARN:
+            flagged.append(f"{group['method']} / {group['model']} / {group['task']} "
+                           f"{group['level']}".strip())
+        rows.append([group["method"], group["model"], group["task"], group["level"],
+                     f"{int(group.get('n') or 0):,}",
+                     _fmt(_number(group.get("metric.unparseable_rate")), "{:.1%}"),
+                     _fmt(truncated, "{:.1%}") + (" (!)" if truncated > READING_WARN else ""),
+                     _fmt(_number(group.get("read.refusal_rate")), "{:.1%}"),
+                     _fmt(_number(group.get("read.hedge_rate")), "{:.1%}"),
+                     _fmt(_number(group.get("read.reasoning_tokens")), "{:.1f}"),
+                     _counts_text(group.get("read.rules")),
+                     _counts_text(group.get("read.reasons"))])
+    if not rows:
+        return None
+    notes = ["Answers are read from the final answer only: reasoning (think blocks, analysis "
+             "channels, a reasoning field) is set apart; an answer cut off at the token limit "
+             "is unparseable (truncated) and never read; a refusal or a hedge is unparseable "
+             "too. Reasoning tokens are the server's count, else estimated from the share of "
+             "the reasoning in the output."]
+    if flagged:
+        notes.append(f"More than {READING_WARN:.0%} of the answers were cut off in: "
+                     f"{'; '.join(flagged)}. Raise --max-tokens and run again.")
+    return Table([Column("method", "Method"), Column("model", "Model"), Column("task", "Task"),
+                  Column("level", "Level")],
+                 [Column("n", "n"), Column("unparseable", "Unparseable"),
+                  Column("truncated", "Cut off"), Column("refusal", "Refusals"),
+                  Column("hedge", "Hedges"), Column("reasoning_tokens", "Reasoning tokens"),
+                  Column("rules", "Read by"), Column("reasons", "Not counted because")],
+                 rows, notes=notes)
+
+
+def reading_tables(frame: pd.DataFrame) -> dict[str, Table]:
+    table = reading_table(frame)
+    return {"reading": table} if table is not None else {}
+
+
 def build_tables(metrics: Sequence[dict[str, Any]],
                  scores: Sequence[Iterable[SampleScore]] | None = None) -> dict[str, Table]:
     """Every table of the runs' metrics.json (and scores.jsonl, for pooled weights)."""
     frame = groups_frame(metrics, scores)
-    return {**ngqa_tables(frame), **fam_tables(frame, fam_pool_entries(metrics))}
+    return {**ngqa_tables(frame), **fam_tables(frame, fam_pool_entries(metrics)),
+            **reading_tables(frame)}
 
 
 LATEX_TABLES = ("table3", "fam_table1", "fam_modality")
