@@ -378,9 +378,9 @@ _DECISION_LABEL = re.compile(
     r"suitability)\s*(?:for\s+[^:\n]{1,60})?\s*(?:[:=\-\u2013\u2014]|is\b)\s*(.*)$",
     re.I | re.M)
 _INGREDIENT_LABEL = re.compile(
-    r"^[\W_]*(?:key\s+|driving\s+|relevant\s+|rationale\s+|main\s+|cited\s+)?"
-    r"(?:rationale\s+)?ingredients?(?:\s+(?:driving|behind|for|that\s+drive)[^:\n]{0,60})?"
-    r"(?:\s*\([^)\n]*\))?\s*[:\-\u2013\u2014]\s*(.*)$", re.I | re.M)
+    r"(?:^|(?<=[.;])[ \t]+)[^\w\n]*(?:[\w-]+[ \t_]+){0,3}?ingredients?"
+    r"(?:[ \t]+(?:driving|behind|for|that[ \t]+drive)[^:\n]{0,60})?(?:[ \t]*\([^)\n]*\))?"
+    r"[ \t]*[:\u2013\u2014][ \t]*(.*)$", re.I | re.M)
 _LEADING_YES_NO = re.compile(r"^[\W_]*(yes|no)\b", re.I)
 
 
@@ -415,7 +415,7 @@ def prose_decision(text: str) -> str | None:
 
 def _labelled_decision(text: str) -> str | None:
     """ "Decision: not recommended", "**Recommendation:** Recommend (in moderation)"."""
-    for match in reversed(list(_DECISION_LABEL.finditer(plain(text)))):
+    for match in reversed(list(_DECISION_LABEL.finditer(table_as_labels(plain(text))))):
         value = match.group(1).strip()
         if value and not is_hedge(value):
             decision = decision_value(value.split(".")[0]) or prose_decision(value)
@@ -424,13 +424,26 @@ def _labelled_decision(text: str) -> str | None:
     return None
 
 
+def table_as_labels(text: str) -> str:
+    """Two-cell markdown table rows as "key: value" lines ("| Decision | recommend |")."""
+    lines = []
+    for line in text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] \
+            if line.count("|") >= 2 else []
+        lines.append(f"{cells[0]}: {cells[1]}" if len(cells) == 2 and cells[0] and
+                     not set(cells[0]) <= set("-: ") else line)
+    return "\n".join(lines)
+
+
 def _labelled_ingredients(text: str) -> list[str]:
-    """Ingredient names after an "Ingredients:" label, on its line or as the bullets after it."""
-    cleaned = plain(text)
+    """Ingredient names after an "Ingredients:" label ("Key ingredients:", "Problem
+    ingredients:", a table row), on its line or as the bullets after it; a condition named
+    before them ("hypertension -> soy sauce") is left out."""
+    cleaned = table_as_labels(plain(text))
     labels = list(_INGREDIENT_LABEL.finditer(cleaned))
     if not labels:
         return []
-    rest = labels[-1].group(1).strip()
+    rest = re.split(r"->|→|=>", labels[-1].group(1).strip())[-1].strip()
     if rest:
         names = re.split(r",|;|\band\b", rest)
     else:
@@ -563,7 +576,8 @@ def _title_letter(text: str, titles: dict[str, str]) -> str | None:
     return None
 
 
-_SEPARATOR = re.compile(r"\s*(?:>+|≫|→|⟶|➔|-+>|=+>|,|;|\bthen\b|\bfollowed\s+by\b|\n)\s*", re.I)
+_SEPARATOR = re.compile(r"\s*(?:>+|≫|→|⟶|➔|-+>|=+>|=|≈|,|;|\bthen\b|\bfollowed\s+by\b|\n)\s*",
+                        re.I)
 
 
 def _sequence_items(text: str) -> list[str]:
@@ -575,15 +589,18 @@ _RANK_LABEL = re.compile(
     r"(?:^|\n)[^\n]*?\b(?:final\s+)?(?:ranking|rank\s+order|order|answer)\b[^:\n]{0,40}"
     r"(?::|=|\bis\b)[ \t]*([^\n]*)", re.I)
 _ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "1st": 1,
-                  "2nd": 2, "3rd": 3, "4th": 4, "top": 1, "best": 1, "worst": 4}
+                  "2nd": 2, "3rd": 3, "4th": 4, "top": 1, "best": 1, "worst": 4,
+                  "top pick": 1, "top choice": 1, "best choice": 1, "runner-up": 2,
+                  "runner up": 2, "worst choice": 4, "least suitable": 4}
 _RANK_LINE = re.compile(
     r"^\s*(?:[-*•+]\s*)?(?:\|\s*)?(?:#|rank(?:ed)?\s*(?:#|no\.?)?\s*|place\s*)?"
     r"(?:(\d)(?:st|nd|rd|th)?(?![\d])\s*(?:[.):\-–—|]|\s+place\b|\s)"
     r"|(first|second|third|fourth|last|1st|2nd|3rd|4th)\b\s*(?:place|choice)?\s*[.):\-–—,|]?)"
     r"\s*(.*)$", re.I | re.M)
 _INLINE_ORDINAL = re.compile(
-    r"\b(first|second|third|fourth|last|1st|2nd|3rd|4th|#[1-4]|no\.\s*[1-4])\b\s*(?:place|"
-    r"choice)?\s*(?::|-|–|—|,|\bis\b|\bgoes\s+to\b)?\s*([^;,\n.]+)", re.I)
+    r"(?<![\w-])(first|second|third|fourth|last|1st|2nd|3rd|4th|#[1-4]|no\.\s*[1-4]|top\s+pick"
+    r"|top\s+choice|best\s+choice|runner[\s-]up|worst\s+choice|least\s+suitable)(?![\w-])"
+    r"\s*(?:place|choice)?\s*(?::|-|–|—|,|\bis\b|\bgoes\s+to\b)?\s*([^;,\n.]+)", re.I)
 _BEST_ONLY = re.compile(
     r"([^.\n]*?)\b(?:is|are|would\s+be|as)\s+(?:the\s+)?(?:best|most\s+suitable|top|"
     r"healthiest|safest|first)\b", re.I)
@@ -618,7 +635,7 @@ def _numbered_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
             blocks[-1].append((number, letter))
         elif line.strip() and blocks[-1] and not _is_continuation(line):
             blocks.append([])
-    filled = [b for b in blocks if b]
+    filled = [b for b in blocks if len(b) >= 2]
     if not filled:
         return _table_ranking(text, titles)
     ordered = sorted(filled[-1], key=lambda pair: pair[0])
@@ -657,8 +674,8 @@ def _table_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
 def _inline_ordinals(text: str, titles: dict[str, str] | None) -> list[str]:
     pairs = []
     for match in _INLINE_ORDINAL.finditer(plain(text)):
-        word = match.group(1).lower().replace("no.", "#").replace(" ", "")
-        number = int(word[1]) if word.startswith("#") else _ORDINAL_WORDS[word]
+        word = " ".join(match.group(1).lower().replace("no.", "#").split())
+        number = int(word[-1]) if word.startswith("#") else _ORDINAL_WORDS[word]
         letter = letter_of(match.group(2), titles)
         if letter:
             pairs.append((number, letter))

@@ -127,7 +127,7 @@ _ITEM_STRIP = " \t*`'\"‘’“”[](){}.!:-•"
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 # A Yes/No that opens a sentence: at a line start, after a sentence end or after a marker.
 _VERDICT_START = re.compile(
-    rf"(?:^|(?<=[.!?])[ \t]+|(?P<marker>{_MARKER_SOURCE}))[ \t>#*-]*(?:\*\*)?[ \t]*"
+    rf"(?:^|(?<=[.!?:])[ \t]+|(?P<marker>{_MARKER_SOURCE}))[ \t>#*-]*(?:\*\*)?[ \t]*"
     r"(?P<verdict>yes|no)\b(?=\**\s*(?:[,.;:!—–-]|because\b|$))", re.I | re.M)
 _BARE_VERDICT = re.compile(r"\W*(?:yes|no)\W*", re.I)
 # Phrases about the user, not the food: "low-carb diet", "low sodium intake", "high protein
@@ -401,9 +401,21 @@ _BINARY_RULES = (("json", _json_verdict), ("boxed", lambda t: _verdict_word(boxe
                  ("healthy_phrase", _healthy_phrase), ("last_word", _last_word_verdict))
 
 
+def _two_sided(text: str) -> bool:
+    """The answer gives both verdicts and says it hedges ("Both yes and no: yes, because
+    ...; no, because ...")."""
+    cleaned = plain(text)
+    verdicts = {m.group("verdict").lower() for m in _VERDICT_START.finditer(cleaned)}
+    verdicts |= {m.lower() for m in re.findall(r"\b(yes|no)\b,?\s+because\b", cleaned, re.I)}
+    return verdicts == {"yes", "no"} and is_hedge(cleaned) and not _marked_verdict(text)
+
+
 def read_binary(text: str) -> Reading:
     """Yes/No of a final answer by the first rule that finds one (JSON, ``\\boxed{}``, an
-    answer marker, a leading Yes/No, "is (not) healthy", the last yes/no said)."""
+    answer marker, a leading Yes/No, "is (not) healthy", the last yes/no said); an answer
+    that gives both verdicts and hedges is a hedge."""
+    if _two_sided(text):
+        return missing("hedge")
     for name, rule in _BINARY_RULES:
         verdict = rule(text)
         if verdict is not None:
@@ -430,10 +442,24 @@ _CELL_PAIR = re.compile(rf"^[\s|*\-•\d.)]*({_NUTRIENT})\W+(?:\w+\W+){{0,3}}?(h
 
 def _paired_tags(text: str) -> list[str]:
     """Tags written as a nutrient then its level: table rows ("| Sodium | High |") and
-    label lines ("Sodium: high")."""
+    label lines ("Sodium: high"). A table with a yes/no column ("Connects to user?") keeps
+    only the rows marked yes."""
+    rows = [line for line in text.split("\n") if line.count("|") >= 2]
+    marked = [row for row in rows if _yes_no_cell(row) is not None]
+    if marked:
+        text = "\n".join(row for row in marked if _yes_no_cell(row) == "yes")
     found_tags = [f"{level.lower()}_{_nutrient(word)}"
                   for word, level in _CELL_PAIR.findall(mask_user_phrases(text))]
     return order_tags(found_tags, load_ngqa_config())
+
+
+def _yes_no_cell(row: str) -> str | None:
+    """ "yes" or "no" when a cell of the table row opens with it, else None."""
+    for cell in row.strip().strip("|").split("|"):
+        first = re.match(r"^\W*(yes|no)\b", cell.strip(), re.I)
+        if first:
+            return first.group(1).lower()
+    return None
 
 
 def read_tags(text: str) -> Reading:
@@ -459,27 +485,53 @@ def _json_sentence(text: str) -> str | None:
     return value if isinstance(value, str) and _verdict_word(value) else None
 
 
+def _listed_tags(text: str) -> list[str]:
+    """Tags written on list lines or table rows ("- high in sodium", "| No | high in sodium |")."""
+    lines = [line for line in text.split("\n")
+             if _BULLET.match(line) or line.strip().startswith("|") or _is_tag_list(line)]
+    return _tags_in("\n".join(lines))
+
+
+def composed_sentence(verdict: str, tags: list[str]) -> str:
+    """The answer in the task's own words: "No, because the food is high in sodium, low in
+    protein." (the tags in the gold answers' order, "saturated_fat" kept as written there)."""
+    named = ", ".join(f"{tag.split('_', 1)[0]} in {tag.split('_', 1)[1]}" for tag in tags)
+    return f"{verdict}, because the food is {named}."
+
+
 def read_sentence(text: str) -> Reading:
     """Text generation: the Yes/No answer sentence (the last one giving its reasons with
     "because", else the first), JSON's answer string, else the whole final answer when a
-    verdict can be read from it."""
+    verdict can be read from it. A verdict whose reasons are a list or a table ("No, because
+    the food is:" then bullets; "Verdict: Yes / Reasons: 1. low in carb") is read as the
+    sentence they make (:func:`composed_sentence`)."""
     in_json = _json_sentence(text)
     if in_json is not None:
         return found(" ".join(plain(in_json).split()), "json")
+    if _two_sided(text):
+        return Reading(" ".join(plain(text).split()), False, "none", "hedge")
     cleaned = plain(text)
     starts = [m for m in _VERDICT_START.finditer(cleaned)
               if not is_hedge(_sentence_at(cleaned, m.start("verdict")))]
-    sentences_found = [" ".join(_sentence_at(cleaned, m.start("verdict")).split()) for m in starts]
-    because = [s for s in sentences_found if re.search(r"\bbecause\b", s, re.I)]
-    if because:
-        return found(because[-1], "because_sentence")
-    if sentences_found:
-        return found(sentences_found[0], "verdict_sentence")
+    chosen = [(" ".join(_sentence_at(cleaned, m.start("verdict")).split()), m) for m in starts]
+    because = [pair for pair in chosen if re.search(r"\bbecause\b", pair[0], re.I)]
+    if because or chosen:
+        sentence, match = because[-1] if because else chosen[0]
+        if _tags_in(sentence):
+            return found(sentence, "because_sentence" if because else "verdict_sentence")
+        listed = _listed_tags(cleaned[match.start("verdict"):])
+        if listed:
+            return found(composed_sentence(match.group("verdict").capitalize(), listed),
+                         "listed_reasons")
+        return found(sentence, "because_sentence" if because else "verdict_sentence")
     verdict = read_binary(text)
     whole = " ".join(cleaned.split())
-    if verdict.ok:
-        return found(whole, f"whole_text_{verdict.rule}")
-    return Reading(whole, False, "none", "no_answer")
+    if not verdict.ok:
+        return Reading(whole, False, "none", "no_answer")
+    listed = _listed_tags(cleaned)
+    if listed:
+        return found(composed_sentence(verdict.value, listed), "listed_reasons")
+    return found(whole, f"whole_text_{verdict.rule}")
 
 
 TASK_READERS = {"binary": read_binary, "multi_label": read_tags,
