@@ -554,12 +554,19 @@ def letter_of(item: str, titles: dict[str, str] | None = None) -> str | None:
     return _title_letter(text, titles) if titles else None
 
 
+def _title_words(text: str) -> str:
+    """Lower-case words of a title or entry, "&" read as "and", a leading "the" dropped."""
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("&", " and "))
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
+
+
 def _title_letter(text: str, titles: dict[str, str]) -> str | None:
-    """The letter whose title the text names (the longest title found wins)."""
-    lowered = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    """The letter whose title the text names: the longest title found in it (or it in a
+    title), else the one title that matches its words closely (rapidfuzz, 90 or more)."""
+    lowered = _title_words(text)
     best: tuple[int, str] | None = None
     for letter, title in titles.items():
-        words = " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+        words = _title_words(title)
         named = words and (f" {words} " in f" {lowered} " or
                            (len(lowered) >= 4 and f" {lowered} " in f" {words} "))
         if named and (best is None or len(words) > best[0]):
@@ -568,9 +575,9 @@ def _title_letter(text: str, titles: dict[str, str]) -> str | None:
         return best[1]
     from rapidfuzz import fuzz
 
-    scored = [(fuzz.partial_ratio(title.lower(), text.lower()), letter)
-              for letter, title in titles.items() if title]
-    scored.sort(reverse=True)
+    scored = sorted(((max(fuzz.partial_ratio(_title_words(title), lowered),
+                          fuzz.token_set_ratio(_title_words(title), lowered)), letter)
+                     for letter, title in titles.items() if title), reverse=True)
     if scored and scored[0][0] >= 90 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
         return scored[0][1]
     return None

@@ -1,0 +1,289 @@
+"""The reading rules one at a time (methods.reading, the NGQA and FAM-Bench readers), and a cut
+off answer in all five task types through the methods themselves."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from nutrireason.fam.judgement import NOT_REC, REC
+from nutrireason.methods.base import get_method
+from nutrireason.methods.fam_prompts import (
+    clause_decision,
+    letter_of,
+    prose_decision,
+    read_dish,
+    read_rank,
+)
+from nutrireason.methods.ngqa_prompts import (
+    composed_sentence,
+    read_answer,
+    read_binary,
+    read_sentence,
+    read_tags,
+)
+from nutrireason.methods.reading import (
+    boxed,
+    clauses,
+    committed_clauses,
+    declined,
+    json_values,
+    last_object_with,
+    plain,
+    read_output,
+)
+from nutrireason.models.scripted import ScriptedBackend, register
+from tests.methods.test_fam_methods import CABBAGE, dish_item, rank_item
+
+TITLES = {"A": "Lentil Soup", "B": "Chocolate Fudge Cake", "C": "Grilled Salmon",
+          "D": "Bacon Mac and Cheese"}
+
+# ------------------------------------------------------------------- shared helpers
+
+
+def test_json_values_are_complete_top_level_values_in_order():
+    text = 'draft {"a": 1} then ```json\n{"b": {"c": 2}}\n``` and [1, 2] and {"cut": '
+    assert json_values(text) == [{"a": 1}, {"b": {"c": 2}}, [1, 2]]
+
+
+def test_the_last_object_with_the_key_wins_one_level_down_too():
+    text = '{"decision": "recommend"} ... {"answer": {"decision": "not_recommend"}}'
+    found = last_object_with(text, ("decision",))
+    assert found == ({"decision": "not_recommend"}, "decision")
+    assert last_object_with("{}", ("decision",)) is None
+
+
+def test_plain_drops_markdown_and_boxed():
+    assert plain("## **Answer:** `No`") == "Answer: No"
+    assert plain("so \\boxed{\\text{Yes}}") == "so Yes"
+    assert boxed("a \\boxed{No} b \\boxed{Yes}") == "Yes"
+
+
+def test_clauses_set_caveats_apart():
+    assert clauses("I would recommend it in moderation, although large portions are not "
+                   "recommended") == ["I would recommend it in moderation",
+                                      "large portions are not recommended"]
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("I can't provide medical advice. Please consult your nephrologist.", "refusal"),
+    ("I'm sorry, but I cannot assess this for you.", "refusal"),
+    ("It depends on the portion size.", "hedge"),
+    ("This could go either way.", "hedge"),
+    ("I can't give a definitive answer without the serving size.", "hedge"),
+    ("It's hard to rank them without serving sizes.", "hedge"),
+    ("The dish is tasty.", None),
+])
+def test_declines_are_named(text, reason):
+    assert declined(text) == reason
+
+
+def test_committed_clauses_leave_out_disclaimers():
+    assert committed_clauses("I'm not a doctor, but no, it is not healthy.") == [
+        "no, it is not healthy."]
+
+
+def test_an_empty_final_answer_is_no_answer_and_a_cut_off_one_truncated():
+    assert read_output("<think>x</think>   ", read_binary).reason == "no_answer"
+    assert read_output("<think>x", read_binary).reason == "truncated"
+    assert read_output("Yes", read_binary, finish_reason="length").reason == "truncated"
+
+
+# ------------------------------------------------------------------- NGQA binary
+
+
+@pytest.mark.parametrize(("text", "verdict", "rule"), [
+    ('{"answer": "No"}', "No", "json"),
+    ('{"healthy": true}', "Yes", "json"),
+    ("Thinking aloud... \\boxed{No}", "No", "boxed"),
+    ("The food is high in sodium.\n\n**Final Answer:** Yes", "Yes", "marker"),
+    ("No. Although fibre is good, yes, sodium matters more.", "No", "verdict_first"),
+    ("I'm not a doctor, but No: the sodium is too high.", "No", "verdict_first"),
+    ("This food is not healthy for the user.", "No", "healthy_phrase"),
+    ("It is a suitable choice for the user.", "Yes", "healthy_phrase"),
+    ("Given the low sugar, I'd say yes", "Yes", "last_word"),
+])
+def test_binary_rules(text, verdict, rule):
+    reading = read_binary(text)
+    assert (reading.value, reading.rule) == (verdict, rule)
+
+
+def test_an_echo_of_the_choice_is_no_verdict():
+    assert not read_binary("I must answer Yes or No.").ok
+
+
+def test_both_verdicts_with_a_hedge_is_a_hedge():
+    reading = read_binary("Both yes and no: yes, because it is low in sugar; no, because it "
+                          "is high in sodium.")
+    assert (reading.ok, reading.reason) == (False, "hedge")
+
+
+# ------------------------------------------------------------------- NGQA multi-label
+
+
+@pytest.mark.parametrize(("text", "tags", "rule"), [
+    ('{"tags": ["high_sodium", "low_protein"]}', ["high_sodium", "low_protein"], "json"),
+    ('["low_carb", "low_sugar"]', ["low_carb", "low_sugar"], "json"),
+    ("Answer: high sodium, low protein", ["high_sodium", "low_protein"], "marker"),
+    ("| Nutrient | Level |\n|---|---|\n| Sodium | High |\n| Protein | low |",
+     ["high_sodium", "low_protein"], "table"),
+    ("| Nutrient | Level | Connects? |\n|---|---|---|\n| Carb | low | Yes |\n"
+     "| Sodium | high | No |", ["low_carb"], "table"),
+])
+def test_multi_label_rules(text, tags, rule):
+    reading = read_tags(text)
+    assert (reading.value, reading.rule) == (tags, rule)
+
+
+def test_tags_about_the_user_are_not_the_foods():
+    assert read_tags("The user follows a low-sodium diet; the food is high in sugar.").value \
+        == ["high_sugar"]
+
+
+# ------------------------------------------------------------------- NGQA text generation
+
+
+def test_the_last_because_sentence_is_scored():
+    text = "Yes, the fibre helps. No, because the food is high in sodium."
+    reading = read_sentence(text)
+    assert (reading.value, reading.rule) == ("No, because the food is high in sodium.",
+                                             "because_sentence")
+
+
+def test_reasons_given_as_a_list_make_the_sentence():
+    reading = read_sentence("No, because the food is:\n- high in sodium\n- high in calorie")
+    assert reading.value == "No, because the food is high in sodium, high in calorie."
+    assert reading.rule == "listed_reasons"
+    assert composed_sentence("Yes", ["low_saturated_fat"]) == \
+        "Yes, because the food is low in saturated_fat."
+
+
+def test_a_draft_sentence_in_the_thinking_is_not_scored():
+    reading = read_answer("text_generation", "<think>Yes, because the food is low in carb."
+                          "</think>\nNo, because the food is high in sodium.")
+    assert reading.value == "No, because the food is high in sodium."
+    assert reading.form == "think"
+
+
+# ------------------------------------------------------------------- FAM-Bench dish level
+
+
+@pytest.mark.parametrize(("text", "decision"), [
+    ("I would recommend it in moderation, although large portions are not recommended", REC),
+    ("I recommend avoiding this dish.", NOT_REC),
+    ("The recommended daily sodium intake is 2300 mg. This dish is not suitable.", NOT_REC),
+    ("Guidelines recommend limiting sodium, and this dish is a good choice.", REC),
+    ("Lentils are good. Overall, not recommended.", NOT_REC),
+])
+def test_prose_decisions(text, decision):
+    assert prose_decision(text) == decision
+
+
+def test_a_clause_without_a_decision_decides_nothing():
+    assert clause_decision("The dish has lentils and carrots") is None
+
+
+@pytest.mark.parametrize(("text", "expected", "rule"), [
+    ('{"decision": "recommend"}\nOn reflection:\n{"decision": "not_recommend", '
+     '"rationale_ingredients": [{"condition": "CKD", "ingredients": ["spinach"]}]}',
+     {"decision": NOT_REC, "ingredients": ["spinach"]}, "json"),
+    ("Decision: not_recommend\nKey ingredients:\n- butter\n- bacon",
+     {"decision": NOT_REC, "ingredients": ["butter", "bacon"]}, "marker"),
+    ("| Field | Value |\n|---|---|\n| Decision | recommend |\n| Supporting ingredients | rice, "
+     "carrots |", {"decision": REC, "ingredients": ["rice", "carrots"]}, "marker"),
+    ("Recommendation: Avoid. Key ingredients: butter, salt",
+     {"decision": NOT_REC, "ingredients": ["butter", "salt"]}, "marker"),
+])
+def test_dish_rules(text, expected, rule):
+    reading = read_dish(text)
+    assert (reading.value, reading.rule) == (expected, rule)
+
+
+def test_an_undecided_json_decision_is_a_hedge():
+    reading = read_dish('{"decision": "it depends", "rationale_ingredients": []}')
+    assert (reading.ok, reading.reason) == (False, "hedge")
+
+
+def test_a_refusal_that_names_recommend_is_not_a_decision():
+    text = "I can't provide medical advice about whether to recommend this. Please consult " \
+           "your nephrologist."
+    assert read_output(text, read_dish).reason == "refusal"
+
+
+def test_whether_to_recommend_depends_is_a_hedge():
+    text = "Whether to recommend this dish depends on the portion size."
+    assert read_output(text, read_dish).reason == "hedge"
+
+
+# ------------------------------------------------------------------- FAM-Bench ranking
+
+
+@pytest.mark.parametrize(("item", "letter"), [
+    ("c", "C"), ("Dish B", "B"), ("(D)", "D"), ("**Grilled Salmon** (C)", "C"),
+    ("Lentil soup", "A"), ("the bacon mac & cheese", "D"), ("nothing here", None),
+])
+def test_letter_of(item, letter):
+    assert letter_of(item, TITLES) == letter
+
+
+@pytest.mark.parametrize(("text", "ranking", "rule"), [
+    ('["B", "A", "D", "C"]', ["B", "A", "D", "C"], "json"),
+    ('{"ranking": ["Grilled Salmon", "Lentil Soup", "Chocolate Fudge Cake", '
+     '"Bacon Mac and Cheese"]}', ["C", "A", "B", "D"], "json"),
+    ("Final ranking: C > A > B > D", ["C", "A", "B", "D"], "marker"),
+    ("1. Grilled Salmon\n2. Lentil Soup\n3. Chocolate Fudge Cake\n4. Bacon Mac and Cheese",
+     ["C", "A", "B", "D"], "numbered"),
+    ("| Rank | Dish |\n|---|---|\n| 1 | B |\n| 2 | A |\n| 3 | D |\n| 4 | C |",
+     ["B", "A", "D", "C"], "numbered"),
+    ("| Dish | Rank |\n|---|---|\n| A | 2 |\n| B | 1 |", ["B", "A"], "numbered"),
+    ("1st: A; 2nd: C; 3rd: D; 4th: B", ["A", "C", "D", "B"], "ordinals"),
+    ("Top pick: B. Runner-up: A.", ["B", "A"], "ordinals"),
+    ("c, a, b, d", ["C", "A", "B", "D"], "sequence"),
+    ("A = C > B > D", ["A", "C", "B", "D"], "sequence"),
+    ("C → A → D → B", ["C", "A", "D", "B"], "sequence"),
+    ("Grilled Salmon is the best choice here.", ["C"], "best_only"),
+])
+def test_ranking_rules(text, ranking, rule):
+    reading = read_rank(text, TITLES)
+    assert (reading.value, reading.rule) == ({"ranking": ranking}, rule)
+
+
+def test_a_ranking_that_places_no_dish_is_no_answer():
+    assert not read_rank("They all look fine to me.", TITLES).ok
+
+
+# ------------------------------------------------------------------- through the methods
+
+UNCLOSED = "<think>\nThe food is high in sodium, so it might be no. Let me double-check"
+
+
+def _answer(method_name: str, item: dict) -> object:
+    register("unclosed-think", lambda request: UNCLOSED)
+    method = get_method(method_name)
+    return asyncio.run(method.answer(item, ScriptedBackend("unclosed-think")))
+
+
+NGQA_ITEM = {"id": "q1", "question": "Is Soup a healthy food for the user?", "food": "Soup",
+             "triples": [["user", "has", "hypertension"], ["Soup", "has", "high_sodium"]],
+             "edges": []}
+
+
+@pytest.mark.parametrize("task", ["binary", "multi_label", "text_generation"])
+@pytest.mark.parametrize("method", ["plain", "cot-zero", "tog"])
+def test_an_unclosed_think_block_is_truncated_in_ngqa_tasks(task, method):
+    prediction = _answer(method, NGQA_ITEM | {"task": task, "answer": "No"})
+    assert prediction.parse_ok is False
+    assert prediction.extra["reading"] == {"rule": "none", "reason": "truncated",
+                                           "form": "think_unclosed"}
+
+
+def test_an_unclosed_think_block_is_truncated_in_fam_tasks():
+    dish = _answer("fam-cot", dish_item(1, CABBAGE, "hypertension", REC, ["cabbage"]))
+    assert dish.parse_ok is False and dish.parsed["decision"] is None
+    assert dish.extra["reading"]["reason"] == "truncated"
+    rank = _answer("fam-baseline", rank_item())
+    assert rank.parse_ok is False and rank.parsed["ranking"] == []
+    assert rank.extra["reading"]["reason"] == "truncated"
+    assert set(rank.parsed["option_decisions"].values()) == {None}
+    assert {r["reason"] for r in rank.extra["option_readings"].values()} == {"truncated"}
