@@ -153,6 +153,36 @@ def test_fam_dish_cot_ki_scores_match_nutrireason_score(fam_build: Path, tmp_pat
     assert "rationale_micro_f1" in metrics  # a corpus-level metric, not a mean of samples
 
 
+def test_reasoning_outputs_score_as_nutrireason_score(ngqa_build: Path, fam_build: Path,
+                                                     tmp_path: Path) -> None:
+    """Drafts in the thinking, harmony channels and an answer cut off inside the thinking:
+    inspect reads them as ``nutrireason score`` does (the final answer only; cut off is
+    unparseable)."""
+    from nutrireason.interop.inspect_tasks import fam, ngqa
+
+    book = AnswerBook(["<think>I have to answer Yes or No. Yes?</think>\n\nNo",
+                       "<think>The user is diabetic, so it might be no. Let me double-check",
+                       "<|channel|>analysis<|message|>No?<|end|><|start|>assistant"
+                       "<|channel|>final<|message|>Yes<|return|>",
+                       "Sodium is high.\n</think>\n\nNo", "<think></think>**Yes**"])
+    log = run_inspect(ngqa(task="binary", level="sparse", method="cot-zero",
+                           build=str(ngqa_build)), book, tmp_path / "logs")
+    scores = run_project(ngqa_build / "sparse" / "binary.jsonl", "cot-zero", book,
+                         tmp_path / "run")
+    assert check_same_scores(log, scores)["unparseable_rate"] == pytest.approx(0.2)
+
+    book = AnswerBook(['<think>{"decision": "recommend"}</think>\n{"decision": '
+                       '"not_recommend", "rationale_ingredients": ["butter"]}',
+                       "<think>Hmm</think>\nI would recommend it in moderation.",
+                       '<think>{"decision": "not_recommend"',
+                       '{"decision": "recommend"}\nOn reflection: {"decision": "not_recommend"}',
+                       "Not suitable: too much salt."])
+    log = run_inspect(fam(task="dish", mode="baseline", build=str(fam_build)), book,
+                      tmp_path / "fam-logs")
+    scores = run_project(fam_build / "dish.jsonl", "fam-baseline", book, tmp_path / "fam-run")
+    assert check_same_scores(log, scores)["unparseable_rate"] == pytest.approx(0.2)
+
+
 def test_bad_parameters_are_clear_errors(ngqa_build: Path, tmp_path: Path) -> None:
     from nutrireason.errors import DataError, NutriReasonError
     from nutrireason.interop.inspect_tasks import fam, ngqa

@@ -47,9 +47,27 @@ DISH = ['{"decision": "recommend", "rationale_ingredients": RATIONALE}',
         '{"decision": "recommend", "rationale_ingredients": '
         '[{"condition": "x", "ingredients": RATIONALE}]}']
 
+# A reasoning model: drafts in the thinking, one answer cut off inside it (unparseable).
+BINARY_THINKING = ["<think>I have to answer Yes or No. Yes?</think>\n\nNo",
+                   "<think>\nno... wait, low sodium\n</think>\n**Yes**",
+                   "<think>The user has diabetes, so it might be no. Let me double-check",
+                   "The graph shows high sodium.\n</think>\n\nNo",
+                   "<|channel|>analysis<|message|>No?<|end|><|start|>assistant"
+                   "<|channel|>final<|message|>Yes<|return|>"]
+DISH_THINKING = ['<think>{"decision": "not_recommend"}</think>\n{"decision": "recommend", '
+                 '"rationale_ingredients": RATIONALE}',
+                 "<think>recommend?</think>\nNot recommended: too much butter and sugar.",
+                 '<think>{"decision": "recommend", "rationale_ingredients": ["oats"]}',
+                 '```json\n{"decision": "recommend"}\n```\nOn reflection:\n```json\n'
+                 '{"decision": "not_recommend", "rationale_ingredients": ["cheese"]}\n```',
+                 '<think></think>{"decision": "recommend", "rationale_ingredients": '
+                 '[{"condition": "x", "ingredients": RATIONALE}]}']
+
 CASES = [("ngqa", "binary", "complex", "plain", BINARY),
          ("ngqa", "text_generation", "standard", "cot-bag", TEXTGEN),
-         ("fam", "fam_dish", "", "fam-cot-ki", DISH)]
+         ("fam", "fam_dish", "", "fam-cot-ki", DISH),
+         ("ngqa", "binary", "standard", "cot-zero", BINARY_THINKING),
+         ("fam", "fam_dish", "", "fam-baseline", DISH_THINKING)]
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +188,7 @@ def project_side(method_name: str, items: list[dict[str, Any]], replies: list[st
 
 
 @pytest.mark.parametrize(("benchmark", "task", "level", "method", "replies"), CASES,
-                         ids=[c[1] for c in CASES])
+                         ids=[f"{c[1]}-{c[3]}" for c in CASES])
 def test_a_run_reports_what_nutrireason_scores(exported: Path, ngqa_build: Path,
                                                fam_build: Path, benchmark: str, task: str,
                                                level: str, method: str,

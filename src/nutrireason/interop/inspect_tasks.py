@@ -164,9 +164,29 @@ class InspectGenerator:
         self.responses.append(output.completion)
         usage = output.usage
         return ModelResponse(
-            text=output.completion, model=output.model, finish_reason=output.stop_reason,
+            text=output.completion, model=output.model,
+            finish_reason=FINISH_REASONS.get(output.stop_reason, output.stop_reason),
+            reasoning=_reasoning(output.message),
             usage=Usage(prompt_tokens=usage.input_tokens if usage else 0,
-                        completion_tokens=usage.output_tokens if usage else 0))
+                        completion_tokens=usage.output_tokens if usage else 0,
+                        reasoning_tokens=getattr(usage, "reasoning_tokens", None)
+                        if usage else None))
+
+
+# inspect's stop reasons under the names the reading layer knows: cut off is "length"
+FINISH_REASONS = {"max_tokens": "length", "model_length": "length"}
+
+
+def _reasoning(message: Any) -> str | None:
+    """The text of the reply's reasoning parts (inspect keeps a provider's reasoning apart
+    from the completion), or None."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        return None
+    parts = [getattr(p, "reasoning", "") for p in content if getattr(p, "type", "") ==
+             "reasoning"]
+    joined = "\n\n".join(p for p in parts if p)
+    return joined or None
 
 
 def inspect_message(message: Message) -> ChatMessage:
