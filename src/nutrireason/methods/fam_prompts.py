@@ -413,9 +413,25 @@ def prose_decision(text: str) -> str | None:
     return decided[0][1] if decided else None
 
 
+def labelled_text(text: str) -> str:
+    """``text`` with markdown removed, two-cell table rows as "key: value" lines and a heading
+    without a colon as a label whose value is the next line ("### Decision" / "Recommend")."""
+    lines = plain(table_as_labels(re.sub(r"^([ \t]*#{1,6}[ \t]*[^:\n]*?)[ \t]*$", r"\1:", text,
+                                         flags=re.M))).split("\n")
+    joined: list[str] = []
+    for line in lines:
+        if joined and joined[-1].rstrip().endswith(":") and line.strip() and \
+                not re.match(r"^\s*(?:[-*•+]|\d+[.)])\s", line) and \
+                _DECISION_LABEL.match(joined[-1]):
+            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+        else:
+            joined.append(line)
+    return "\n".join(joined)
+
+
 def _labelled_decision(text: str) -> str | None:
     """ "Decision: not recommended", "**Recommendation:** Recommend (in moderation)"."""
-    for match in reversed(list(_DECISION_LABEL.finditer(table_as_labels(plain(text))))):
+    for match in reversed(list(_DECISION_LABEL.finditer(labelled_text(text)))):
         value = match.group(1).strip()
         if value and not is_hedge(value):
             decision = decision_value(value.split(".")[0]) or prose_decision(value)
@@ -439,7 +455,7 @@ def _labelled_ingredients(text: str) -> list[str]:
     """Ingredient names after an "Ingredients:" label ("Key ingredients:", "Problem
     ingredients:", a table row), on its line or as the bullets after it; a condition named
     before them ("hypertension -> soy sauce") is left out."""
-    cleaned = table_as_labels(plain(text))
+    cleaned = labelled_text(text)
     labels = list(_INGREDIENT_LABEL.finditer(cleaned))
     if not labels:
         return []
@@ -704,11 +720,22 @@ def _sequence_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
     return (full or found_runs or [[]])[-1]
 
 
+def _short_reference(item: str, titles: dict[str, str] | None) -> str | None:
+    """The dish a sequence entry names, when the entry is only that reference (a letter,
+    "Dish B", a title, with at most three more words outside brackets): "C could swap places
+    with A" is a sentence, not an entry."""
+    bare = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", plain(item))
+    longest = max((len(t.split()) for t in (titles or {}).values()), default=0)
+    if len(re.findall(r"[\w'&-]+", bare)) > max(longest, 2) + 3:
+        return None
+    return letter_of(item, titles)
+
+
 def _run_letters(segment: str, titles: dict[str, str] | None) -> list[str]:
     items = _sequence_items(re.sub(r"\s+and\s+(?=\S)", ", ", segment))
     if len(items) < 2:
         return []
-    letters = [letter_of(item, titles) for item in items]
+    letters = [_short_reference(item, titles) for item in items]
     if any(letter is None for letter in letters):
         return []
     return list(dict.fromkeys(letters))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.methods.base import Generator, Method, Prediction, register_method
+from nutrireason.methods.reading import found
 from nutrireason.models.types import GenerationSettings
 
 LETTERS = ("A", "B", "C", "D")
@@ -115,8 +116,12 @@ class HumanMethod(Method):
 
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
         answer = await self.desk.ask(item)
-        return Prediction(answer, True, extra={"seconds_on_item": round(
-            time.monotonic() - self.desk.shown_at, 3)})
+        # A person answers on a form: nothing to set apart or cut off, read by the form itself
+        # (recorded as every answer's reading is, so score counts its rule beside the models').
+        reading = found(answer, "form")
+        return Prediction(answer, True, extra={
+            "seconds_on_item": round(time.monotonic() - self.desk.shown_at, 3),
+            "reading": {**reading.audit(), "form": "human"}})
 
 
 def register_desk(desk: Desk) -> None:

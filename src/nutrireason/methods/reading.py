@@ -15,6 +15,7 @@ phrases.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -103,19 +104,20 @@ _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 def boxed(text: str) -> str | None:
     """The content of the last ``\\boxed{...}``, or None."""
     values = _BOXED.findall(text)
-    return values[-1].strip() if values else None
+    return re.sub(r"\\([_%&#$])", r"\1", values[-1]).strip() if values else None
 
 
 def plain(text: str) -> str:
     """``text`` without markdown emphasis, heading marks, quote marks and ``\\boxed{}``."""
     text = _BOXED.sub(lambda m: m.group(1), text)
     text = _EMPHASIS.sub("", _QUOTE.sub("", _HEADING.sub("", text)))
-    return text
+    return re.sub(r"\\([_%&#$])", r"\1", text)  # LaTeX escapes: high\_sodium
 
 
 def json_values(text: str) -> list[Any]:
     """Every complete top-level JSON object or array in ``text``, in order (code fences and
-    chatter around them are ignored; a cut-off object is not one)."""
+    chatter around them are ignored; a cut-off object is not one). A Python-style literal
+    with single quotes ("{'decision': 'recommend'}") counts as the object it writes."""
     decoder = json.JSONDecoder()
     values: list[Any] = []
     position = 0
@@ -125,11 +127,44 @@ def json_values(text: str) -> list[Any]:
         try:
             value, end = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
-            continue
+            value, end = _python_literal(text, match.start())
         if isinstance(value, (dict, list)):
             values.append(value)
             position = end
     return values
+
+
+def _python_literal(text: str, start: int) -> tuple[Any, int]:
+    """The Python literal (dict or list) opening at ``start``, or (None, start)."""
+    end = _closing(text, start)
+    if end is None or "'" not in text[start:end]:
+        return None, start
+    try:
+        value = ast.literal_eval(text[start:end])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None, start
+    return value, end
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index after the bracket closing the one at ``start`` (quotes respected)."""
+    depth, quote, escaped = 0, "", False
+    for index in range(start, min(len(text), start + 20000)):
+        char = text[index]
+        if quote:
+            escaped = not escaped and char == "\\"
+            if char == quote and not escaped:
+                quote = ""
+            continue
+        if char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
 
 
 def last_object_with(text: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:
@@ -183,11 +218,11 @@ _REFUSAL = re.compile(
     r"|am\s+not\s+in\s+a\s+position|'m\s+not\s+in\s+a\s+position|won'?t|will\s+not|must\s+decline"
     r"|don'?t\s+feel\s+comfortable|do\s+not\s+feel\s+comfortable|'m\s+not\s+comfortable"
     r"|am\s+not\s+comfortable|shouldn'?t|should\s+not)\s+(?:to\s+)?(?:\w+\s+){0,2}?"
-    r"(?:provide|give|offer|make|advise|endorse|answer|assess|evaluate|rank|judge"
-    r"|decide|tell|help)\b(?!\s+(?:you\s+)?(?:a\s+|an\s+)?(?:definitive|definite|clear|simple"
+    r"(?:provide|give|offer|make|advise|endorse|answer|help)\b(?!\s+(?:you\s+)?(?:a\s+|an\s+)?(?:definitive|definite|clear|simple"
     r"|single|straight|firm|conclusive|certain|yes|one)\b)"
     rf"|\bmedical\s+advice\b|\b(?:consult|speak\s+(?:with|to)|talk\s+(?:with|to)|check\s+with"
-    rf"|ask|see|contact)\s+(?:your|a|an|their|the)\s+(?:\w+\s+){{0,2}}{_PROFESSIONAL}"
+    rf"|ask|see|contact)\s+(?:your|a|an|their|the|his|her)\s+(?:[\w'’-]+\s+){{0,2}}"
+    rf"{_PROFESSIONAL}"
     rf"|\bnot\s+(?:a|your)\s+(?:\w+\s+)?{_PROFESSIONAL}"
     r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b", re.I)
 _HEDGE = re.compile(
@@ -196,7 +231,7 @@ _HEDGE = re.compile(
     r"|\b(?:both\s+)?yes\s+and\s+no\b|\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b"
     r"|\b(?:can(?:no|')?t|cannot|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to"
     r"|difficult\s+to|not\s+able\s+to)\s+(?:\w+\s+){0,2}?(?:say|determine|tell|decide|judge"
-    r"|conclude|be\s+sure|rank|choose|order|pick|compare|call"
+    r"|conclude|be\s+sure|rank|choose|order|pick|compare|call|assess|evaluate|judge"
     r"|(?:give|provide|offer)\s+(?:you\s+)?an?\s+(?:definitive|definite|clear|simple|single"
     r"|straight|firm|conclusive|certain))\b"
     r"|\b(?:not|in)sufficient\s+(?:enough\s+)?(?:information|data|detail)"

@@ -40,6 +40,8 @@ _HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*?(?=<\|start\|>|$)", re.S
 _HARMONY_TOKEN = re.compile(r"<\|[a-z_]+\|>", re.I)
 # gpt-oss output read with the special tokens stripped: "analysis...assistantfinal...".
 _STRIPPED_ANALYSIS = re.compile(r"^\s*analysis(?=\S)", re.I)
+# ... and with no final channel: "analysisWe need to ..." (lower-case, glued to a capital).
+_STRIPPED_ANALYSIS_ONLY = re.compile(r"^\s*analysis(?=[A-Z\"'])")
 _STRIPPED_FINAL = re.compile(r"assistant\s*final(?=\S|\s)", re.I)
 TRUNCATED_FORMS = ("length", "think_unclosed", "harmony_unfinished")
 
@@ -79,6 +81,9 @@ def _split_text(text: str) -> Split:
         *analysis, final = _STRIPPED_FINAL.split(text)
         reasoning = _STRIPPED_ANALYSIS.sub("", "".join(analysis), count=1)
         return Split(final.strip(), reasoning.strip(), "harmony")
+    if _STRIPPED_ANALYSIS_ONLY.match(text):
+        return Split("", _STRIPPED_ANALYSIS_ONLY.sub("", text, count=1).strip(),
+                     "harmony_unfinished")
     closes = list(_CLOSE.finditer(text))
     opens = list(_OPEN.finditer(text))
     if not opens and not closes:
