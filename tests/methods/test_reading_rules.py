@@ -155,8 +155,8 @@ def test_reasons_given_as_a_list_make_the_sentence():
     reading = read_sentence("No, because the food is:\n- high in sodium\n- high in calorie")
     assert reading.value == "No, because the food is high in sodium, high in calorie."
     assert reading.rule == "listed_reasons"
-    assert composed_sentence("Yes", ["low_saturated_fat"]) == \
-        "Yes, because the food is low in saturated_fat."
+    assert composed_sentence("Yes", ["low in saturated fat"]) == \
+        "Yes, because the food is low in saturated fat."
 
 
 def test_a_draft_sentence_in_the_thinking_is_not_scored():

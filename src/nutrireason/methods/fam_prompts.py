@@ -413,11 +413,18 @@ def prose_decision(text: str) -> str | None:
     return decided[0][1] if decided else None
 
 
+# "Offending ingredients" alone on its line, the bullets under it
+_BARE_INGREDIENT_LABEL = re.compile(
+    r"^([^\w\n]*(?:[\w-]+[ \t]+){0,3}ingredients?\b[^:\n]{0,60}?)[ \t]*$"
+    r"(?=\n[ \t]*(?:[-*•+]|\d+[.)])[ \t]+)", re.I | re.M)
+
+
 def labelled_text(text: str) -> str:
     """``text`` with markdown removed, two-cell table rows as "key: value" lines and a heading
     without a colon as a label whose value is the next line ("### Decision" / "Recommend")."""
-    lines = plain(table_as_labels(re.sub(r"^([ \t]*#{1,6}[ \t]*[^:\n]*?)[ \t]*$", r"\1:", text,
-                                         flags=re.M))).split("\n")
+    text = re.sub(r"^([ \t]*#{1,6}[ \t]+[^:\n]*?)[ \t]*$", r"\1:", text, flags=re.M)
+    text = _BARE_INGREDIENT_LABEL.sub(r"\1:", text)
+    lines = plain(table_as_labels(text)).split("\n")
     joined: list[str] = []
     for line in lines:
         if joined and joined[-1].rstrip().endswith(":") and line.strip() and \

@@ -440,6 +440,10 @@ _CELL_PAIR = re.compile(rf"^[\s|*\-•\d.)]*({_NUTRIENT})\W+(?:\w+\W+){{0,3}}?(h
                         re.I | re.M)
 
 
+# "sodium (high), protein (low)", "sodium: high; protein: low"
+_INLINE_PAIR = re.compile(rf"\b({_NUTRIENT})[ \t]*(?:\(|:|=|-|–)[ \t]*(high|low)\b", re.I)
+
+
 def _paired_tags(text: str) -> list[str]:
     """Tags written as a nutrient then its level: table rows ("| Sodium | High |") and
     label lines ("Sodium: high"). A table with a yes/no column ("Connects to user?") keeps
@@ -448,9 +452,10 @@ def _paired_tags(text: str) -> list[str]:
     marked = [row for row in rows if _yes_no_cell(row) is not None]
     if marked:
         text = "\n".join(row for row in marked if _yes_no_cell(row) == "yes")
-    found_tags = [f"{level.lower()}_{_nutrient(word)}"
-                  for word, level in _CELL_PAIR.findall(mask_user_phrases(text))]
-    return order_tags(found_tags, load_ngqa_config())
+    masked = mask_user_phrases(text)
+    pairs = _CELL_PAIR.findall(masked) + _INLINE_PAIR.findall(masked)
+    found_tags = [f"{level.lower()}_{_nutrient(word)}" for word, level in pairs]
+    return order_tags(list(dict.fromkeys(found_tags)), load_ngqa_config())
 
 
 def _yes_no_cell(row: str) -> str | None:
@@ -486,17 +491,23 @@ def _json_sentence(text: str) -> str | None:
 
 
 def _listed_tags(text: str) -> list[str]:
-    """Tags written on list lines or table rows ("- high in sodium", "| No | high in sodium |")."""
+    """Tags written on list lines or table rows ("- high in sodium", "| No | high in sodium |"),
+    in the order written, as the model words them ("high in saturated fat")."""
     lines = [line for line in text.split("\n")
              if _BULLET.match(line) or line.strip().startswith("|") or _is_tag_list(line)]
-    return _tags_in("\n".join(lines))
+    found_tags = TAG_PATTERN.findall(mask_user_phrases("\n".join(lines)))
+    named = [f"{direction.lower()} in {_spaced(word)}" for direction, word in found_tags]
+    return list(dict.fromkeys(named))
 
 
-def composed_sentence(verdict: str, tags: list[str]) -> str:
-    """The answer in the task's own words: "No, because the food is high in sodium, low in
-    protein." (the tags in the gold answers' order, "saturated_fat" kept as written there)."""
-    named = ", ".join(f"{tag.split('_', 1)[0]} in {tag.split('_', 1)[1]}" for tag in tags)
-    return f"{verdict}, because the food is {named}."
+def _spaced(word: str) -> str:
+    return " ".join(re.split(r"[\s_-]+", word.lower()))
+
+
+def composed_sentence(verdict: str, reasons: list[str]) -> str:
+    """The answer in the task's own words from a verdict and its listed reasons: "No, because
+    the food is high in sodium, low in protein."."""
+    return f"{verdict}, because the food is {', '.join(reasons)}."
 
 
 def read_sentence(text: str) -> Reading:

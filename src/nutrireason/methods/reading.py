@@ -97,7 +97,7 @@ def parse_mode(reading: Reading) -> str:
 
 _BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?([^{}]*)\}?\s*\}")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)")
-_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*", re.M)
+_HEADING = re.compile(r"^[ \t]*#{1,6}(?:[ \t]+|$)", re.M)  # "#1 B" is a rank, not a heading
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 
 
@@ -224,14 +224,20 @@ _REFUSAL = re.compile(
     rf"|ask|see|contact)\s+(?:your|a|an|their|the|his|her)\s+(?:[\w'’-]+\s+){{0,2}}"
     rf"{_PROFESSIONAL}"
     rf"|\bnot\s+(?:a|your)\s+(?:\w+\s+)?{_PROFESSIONAL}"
+    rf"|\b(?:question|matter|decision|call)\s+(?:best\s+)?(?:for|to\s+(?:discuss|raise)\s+with)"
+    rf"\s+(?:your|their|his|her|a|an|the)\s+(?:[\w'’-]+\s+){{0,2}}{_PROFESSIONAL}"
+    rf"|\bbest\s+(?:answered|judged|assessed|decided)\s+by\s+(?:your|their|a|an|the)\s+"
+    rf"(?:[\w'’-]+\s+){{0,2}}{_PROFESSIONAL}"
     r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b", re.I)
 _HEDGE = re.compile(
     r"\bit\s+(?:really\s+|all\s+)?depends\b|\bdepends\s+(?:on|upon|heavily|largely|entirely)\b"
+    r"|\bdepending\s+on\s+(?:whether|if|how|which)\b"
     r"|\b(?:could|can|might|may)\s+go\s+either\s+way\b|\beither\s+(?:yes|no|way)\b"
     r"|\b(?:both\s+)?yes\s+and\s+no\b|\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b"
     r"|\b(?:can(?:no|')?t|cannot|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to"
     r"|difficult\s+to|not\s+able\s+to)\s+(?:\w+\s+){0,2}?(?:say|determine|tell|decide|judge"
     r"|conclude|be\s+sure|rank|choose|order|pick|compare|call|assess|evaluate|judge"
+    r"|pin\s+down|narrow\s+(?:it\s+)?down|settle\s+on|commit\s+to"
     r"|(?:give|provide|offer)\s+(?:you\s+)?an?\s+(?:definitive|definite|clear|simple|single"
     r"|straight|firm|conclusive|certain))\b"
     r"|\b(?:not|in)sufficient\s+(?:enough\s+)?(?:information|data|detail)"
