@@ -164,6 +164,10 @@ class RunRequest:
     json_summary: bool = setting(
         "Print only a JSON summary on stdout (counts, status, run folder), for scripts.",
         False, "--json")
+    extractor: str | None = setting(
+        "A provider string: a second model reads the final answers no rule could read (never "
+        "those cut off, refused or hedged); both readings are recorded and `score` reports "
+        "the metrics both ways. Off by default.")
 
     def generation(self) -> Any:
         """The :class:`~nutrireason.models.types.GenerationSettings` sent to every model:
@@ -196,4 +200,5 @@ def plan_run(request: RunRequest, progress: bool) -> Any:
                      retry=RetryPolicy(max_attempts=r.max_attempts), settings=r.generation(),
                      concurrency=r.concurrency, limit=r.limit, offset=r.offset, cache=r.cache,
                      retry_errors=r.retry_errors, shard=Shard.parse(r.shard) if r.shard else None,
-                     progress=progress, check_items=r.benchmark in benchmark_names())
+                     progress=progress, check_items=r.benchmark in benchmark_names(),
+                     extractor=r.extractor)

@@ -54,6 +54,8 @@ from rich.text import Text
 
 from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.methods.base import Method, get_method
+from nutrireason.methods.extractor import extract, extractable
+from nutrireason.methods.reading import final_text
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
 from nutrireason.models.errors import ModelError
@@ -110,6 +112,9 @@ class RunConfig:
     # hold each item to its task's item model (schema.check_item): an item that does not fit
     # is an item-level error; `nutrireason run` sets it for a registered benchmark's build
     check_items: bool = False
+    # a provider string: a second model reads the answers the rules could not read
+    # (methods.extractor); its reading is kept beside the rules', never instead of it
+    extractor: str | None = None
 
 
 @dataclass
@@ -153,6 +158,7 @@ class Task:
     line: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # what the backend is sent
     problem: DataError | None = None  # why the item does not fit its task's item model
+    extractor: tuple[str, Backend] | None = None  # (spec, backend) of --extractor
 
 
 class CallProxy:
@@ -202,13 +208,16 @@ async def run_async(config: RunConfig) -> RunSummary:
     benchmark = load_benchmarks(benchmark_paths(config))
     methods = [get_method(name, config.settings) for name in config.methods]
     backends = _backends(config.models)
+    extractor = (config.extractor, get_backend(config.extractor)) if config.extractor else None
+    opened = [*backends.values(), *([extractor[1]] if extractor else [])]
     try:
         for backend in backends.values():
             check_settings(backend, config.settings)
         with RunLock(config.out) as lock, _sigterm_cancels(asyncio.current_task()):
-            return await _locked_run(config, benchmark, methods, backends, lock, started)
+            return await _locked_run(config, benchmark, methods, backends, lock, started,
+                                     extractor)
     finally:
-        for backend in backends.values():
+        for backend in opened:
             await backend.aclose()
 
 
@@ -227,14 +236,14 @@ def _backends(specs: list[str]) -> dict[str, Backend]:
 
 
 async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Method],
-                      backends: dict[str, Backend], lock: RunLock,
-                      started: float) -> RunSummary:
+                      backends: dict[str, Backend], lock: RunLock, started: float,
+                      extractor: tuple[str, Backend] | None = None) -> RunSummary:
     """Everything that reads or writes the run folder; the caller holds its lock."""
     manifest = _manifest(config, benchmark, methods, backends)
     previous = read_manifest(config.out)
     if previous is not None:
         check_resumable(previous, manifest, config.out)
-    tasks = _plan(benchmark, config, methods, backends)
+    tasks = _plan(benchmark, config, methods, backends, extractor)
     summary = RunSummary(config.out, len(tasks), 0,
                          recovered=_recovered(previous, lock, config.out))
     manifest |= {"owner": owner()} | ({"recovered": summary.recovered} if summary.recovered
@@ -348,6 +357,7 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
                                for spec, backend in backends.items()},
         "server_defaults": {spec: backend.server_defaults()
                             for spec, backend in backends.items()},
+        **({"extractor": config.extractor} if config.extractor else {}),
         "concurrency": config.concurrency,
         "limit": config.limit,
         "offset": config.offset,
@@ -360,7 +370,8 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
 
 
 def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
-          backends: dict[str, Backend]) -> list[Task]:
+          backends: dict[str, Backend],
+          extractor: tuple[str, Backend] | None = None) -> list[Task]:
     tasks = []
     for line, item, path in benchmark.located(config.offset, config.limit):
         if not in_shard(str(item["id"]), config.shard):
@@ -371,7 +382,8 @@ def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
                 tasks.append(Task(item, method, backend, spec, key, where, line,
-                                  effective_settings(backend, config.settings), problem))
+                                  effective_settings(backend, config.settings), problem,
+                                  extractor))
     return tasks
 
 
@@ -457,8 +469,38 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
     else:
         fields = {"status": "ok", "parsed": prediction.parsed, "parse_ok": prediction.parse_ok,
                   "retrieved": prediction.retrieved, "extra": prediction.extra}
+        if task.extractor is not None and _needs_extractor(task.item, prediction):
+            prediction.extra["extractor"] = await _extract(task, proxy, cache, policy)
     return Record(**base, **fields, **_accounting(proxy), wall_s=time.perf_counter() - started,
                   finished_at=time.time())
+
+
+def _needs_extractor(item: dict[str, Any], prediction: Any) -> bool:
+    """An answer no rule could read (not one cut off, declined or hedged)."""
+    reading = prediction.extra.get("reading") or {}
+    return (not prediction.parse_ok and reading.get("reason") == "no_answer"
+            and extractable(str(item.get("task", ""))))
+
+
+async def _extract(task: Task, proxy: CallProxy, cache: ResponseCache | None,
+                   policy: RetryPolicy) -> dict[str, Any]:
+    """The extractor's reading of the scored call's final answer (the ranking call of a FAM
+    ranking item, else the last call): what it read, its reply and its calls; a failed call
+    is recorded as the extractor's error, the sample keeps the rules' reading."""
+    assert task.extractor is not None
+    spec, backend = task.extractor
+    responses = proxy.responses
+    scored = responses[0] if task.item.get("task") == "fam_rank" else responses[-1]
+    helper = CallProxy(backend, cache, policy)
+    found: dict[str, Any] = {"model": spec}
+    try:
+        reading = await extract(str(task.item["task"]), task.item, final_text(scored), helper)
+    except Exception as exc:  # noqa: BLE001 - the extractor never costs the sample its record
+        found["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    else:
+        found |= {"parsed": reading.value, "parse_ok": reading.ok, "reading": reading.audit()}
+    return found | {"responses": [r.text for r in helper.responses], "n_calls": helper.calls,
+                    "cache_hits": helper.cache_hits}
 
 
 def _item_error(task: Task, exc: Exception) -> dict[str, Any]:

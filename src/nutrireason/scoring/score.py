@@ -8,6 +8,9 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   ``errors`` and ``error_rate = errors / (n + errors)``, never scored as right or wrong.
 * An unparseable answer (ok status, ``parse_ok`` False) is scored as wrong.
 * ``efficiency`` averages over all records of the group, errors included.
+* ``with_extractor`` (only when the run used ``--extractor``): each group's metrics with the
+  answers the rules could not read taken as the extractor model read them, and how many were
+  (``extracted``); the groups above always score the rules' reading.
 * ``reading`` says how the group's answers were read (:func:`reading_stats`): the shares cut
   off at the token limit (``truncated_rate``), declined (``refusal_rate``) and hedged
   (``hedge_rate``), the count of each reading rule and of each reason an answer did not count,
@@ -175,7 +178,36 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
     pools = _pools(records, bootstrap, seed)
     if pools:
         data["pools"] = pools
+    extracted = with_extractor(records)
+    if extracted is not None:
+        alternate = score_records(extracted, run=run, bootstrap=bootstrap, seed=seed)
+        data["with_extractor"] = [
+            {k: g[k] for k in ("method", "model", "task", "level", "n", "metrics")}
+            | {"extracted": sum(1 for r in extracted if r.extra.get("read_by_extractor") and
+                                (r.method, r.model, _task(r), _level(r)) ==
+                                (g["method"], g["model"], g["task"], g["level"]))}
+            for g in alternate["groups"]]
     return Scores(data, [samples[i] for i in range(len(records))])
+
+
+def with_extractor(records: Sequence[Record]) -> list[Record] | None:
+    """The records as the ``--extractor`` model read them: an answer the rules could not read
+    and the extractor could takes the extractor's value (``extra.read_by_extractor``); None
+    when no record has an extractor reading."""
+    if not any(isinstance(r.extra.get("extractor"), dict) for r in records):
+        return None
+    out = []
+    for record in records:
+        found = record.extra.get("extractor")
+        if isinstance(found, dict) and found.get("parse_ok") and not record.parse_ok:
+            extra = {k: v for k, v in record.extra.items() if k != "extractor"}
+            record = record.model_copy(update={"parsed": found["parsed"], "parse_ok": True,
+                                               "extra": extra | {"read_by_extractor": True}})
+        elif "extractor" in record.extra:
+            extra = {k: v for k, v in record.extra.items() if k != "extractor"}
+            record = record.model_copy(update={"extra": extra})
+        out.append(record)
+    return out
 
 
 def _sample_scores(task: str, family: list[Record], ok_rows: list[int], table: M.Table,
