@@ -1,9 +1,12 @@
 """The graded corpora: realistic outputs of current models, each read as a careful grader reads
 it (the grader's reason beside each case, in ``why``).
 
-``answer_corpus.yaml`` and ``answer_corpus_extra.yaml`` were written to develop the rules;
-``answer_corpus_holdout.yaml`` was written the same way by another hand, with other wording and
-items, and read once the rules were done. Each case is a test (its id and the grader's reason
+Each file was written independently of the parsers, by a hand that saw neither the rules nor
+the other files (``answer_corpus_holdout.yaml`` was written beside ``answer_corpus.yaml`` with
+other wording and items). Each was first read by the rules as they stood, then the rules behind
+its misreadings were fixed as classes: 93.2 % (``answer_corpus``), 96.7 % (``_extra``), 91.4 %
+(``_holdout``) and 89.6 % (``_fresh``) on that first reading; these first readings are the
+honest figure for outputs never seen. Each case is a test (its id and the grader's reason
 in the test name and message); the shares the issue asks for are checked over each file: at
 least 97 % read as the grader reads, and no output cut off ever yields an answer.
 """
@@ -18,7 +21,7 @@ from nutrireason.methods.graded import agrees, grade, load_graded, read_case
 
 HERE = Path(__file__).parent
 FILES = [path for name in ("answer_corpus.yaml", "answer_corpus_extra.yaml",
-                           "answer_corpus_holdout.yaml")
+                           "answer_corpus_holdout.yaml", "answer_corpus_fresh.yaml")
          if (path := HERE / name).exists()]
 CASES = [(path.name, case) for path in FILES for case in load_graded(path)]
 

@@ -287,3 +287,68 @@ def test_an_unclosed_think_block_is_truncated_in_fam_tasks():
     assert rank.extra["reading"]["reason"] == "truncated"
     assert set(rank.parsed["option_decisions"].values()) == {None}
     assert {r["reason"] for r in rank.extra["option_readings"].values()} == {"truncated"}
+
+
+# ------------------------------------------------------------------- rules from later corpora
+
+
+@pytest.mark.parametrize(("text", "verdict", "rule"), [
+    ("Nope.", "No", "verdict_first"),
+    ("Yep, it fits the user's diet.", "Yes", "verdict_first"),
+    ("I would not say it is healthy for this user.", "No", "healthy_phrase"),
+    ("Steer clear of it.", "No", "advice_words"),
+])
+def test_spoken_verdicts_negated_phrases_and_advice(text, verdict, rule):
+    reading = read_binary(text)
+    assert (reading.value, reading.rule) == (verdict, rule)
+
+
+def test_a_question_is_not_an_answer():
+    assert not read_binary("Is Bread, whole wheat a healthy food for the user?").ok
+
+
+def test_coordinated_needs_of_the_user_are_not_the_foods_tags():
+    text = ("Because the user needs low sugar and low carb for their diabetes, the relevant "
+            "tags for this food are high_sugar and high_carb.")
+    assert set(read_tags(text).value) == {"high_sugar", "high_carb"}
+
+
+def test_the_inner_answer_object_wins_over_its_wrapper():
+    text = ('{"answer": {"decision": "not_recommend", "rationale_ingredients": ["butter"]}, '
+            '"alternative": "Could be recommended with yogurt."}')
+    assert read_dish(text).value == {"decision": NOT_REC, "ingredients": ["butter"]}
+
+
+def test_a_table_with_a_header_row_labels_each_cell():
+    text = ("| Condition | Decision | Ingredients |\n|---|---|---|\n"
+            "| NAFLD | not_recommend | condensed milk, sugar |")
+    assert read_dish(text).value == {"decision": NOT_REC,
+                                     "ingredients": ["condensed milk", "sugar"]}
+
+
+@pytest.mark.parametrize(("text", "decision"), [
+    ("I wouldn't advise this dish for someone with GERD.", NOT_REC),
+    ("Bottom line: fine once in a while, as long as the portion is small.", REC),
+])
+def test_advice_and_moderation_words(text, decision):
+    assert read_dish(text).value["decision"] == decision
+
+
+def test_recommending_a_talk_with_a_doctor_is_a_refusal():
+    text = ("I can't make that call for a specific condition. I'd recommend discussing this "
+            "dish with your doctor.")
+    assert read_output(text, read_dish).reason == "refusal"
+
+
+@pytest.mark.parametrize(("text", "ranking", "rule"), [
+    ("1. C\n2. A and D (tie)\n3. B", ["C", "A", "D", "B"], "numbered"),
+    ("I'd go with Option C first, then Option A, Option B, and Option D last.",
+     ["C", "A", "B", "D"], "sequence"),
+    ("For anemia I'd go with Option C first, then Option A, Option B, and Option D last.",
+     ["C", "A", "B", "D"], "ordered_mentions"),
+    ("Best: Grilled Salmon, then Lentil Soup, Chocolate Fudge Cake, worst: Bacon Mac and "
+     "Cheese.", ["C", "A", "B", "D"], "ordered_mentions"),
+])
+def test_ties_and_orders_in_words(text, ranking, rule):
+    reading = read_rank(text, TITLES)
+    assert (reading.value, reading.rule) == ({"ranking": ranking}, rule)

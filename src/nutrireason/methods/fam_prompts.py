@@ -364,18 +364,23 @@ _GENERAL_ADVICE = re.compile(
     r"|aha|ada|who|kdigo|acg|acr|nkf|it\s+is\s+(?:generally|often|usually)|(?:generally|often|"
     r"usually|typically))\s+(?:\w+\s+)?recommend\w*\b[^.;,]*", re.I)
 _SUITS = re.compile(
-    r"\b(?P<no>(?:not|n't|never|hardly)\s+(?:\w+\s+){0,2}?(?:suitable|appropriate|advisable|"
+    r"(?P<no>(?:\bnot|n't|\bnever|\bhardly)\s+(?:\w+\s+){0,2}?(?:suitable|appropriate|advisable|"
     r"a\s+(?:good|great|safe|wise|healthy|suitable|ideal)\s+(?:choice|option|fit|idea|dish))"
     r"|unsuitable|inappropriate|inadvisable|should\s+(?:be\s+)?avoid(?:ed)?|\bavoid\b|"
-    r"poor\s+(?:choice|option|fit)|steer\s+clear|best\s+avoided|not\s+safe)"
+    r"poor\s+(?:choice|option|fit)|steer\s+clear|best\s+avoided|not\s+safe"
+    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?(?:advise|suggest|endorse|advocate)\w*|\badvise\s+"
+    r"against\b|\bskip\s+(?:it|this)\b)"
     r"|(?P<yes>\bsuitable\b|\bappropriate\b|\b(?:good|great|safe|excellent|healthy|solid|"
-    r"reasonable|fine|suitable)\s+(?:choice|option|fit|dish)\b|\bsafe\s+to\s+eat\b)", re.I)
+    r"reasonable|fine|suitable)\s+(?:choice|option|fit|dish)\b|\bsafe\s+to\s+eat\b"
+    r"|\b(?:fine|ok|okay|acceptable)\s+(?:to\s+(?:eat|have|enjoy)\s+)?(?:once\s+in\s+a\s+while"
+    r"|occasionally|in\s+moderation|now\s+and\s+then|from\s+time\s+to\s+time|sometimes)\b"
+    r"|\bgo\s+for\s+it\b)", re.I)
 _CONCLUSION = re.compile(r"^\W*(?:overall|in\s+conclusion|in\s+summary|to\s+conclude|"
                          r"therefore|thus|hence|so|bottom\s+line|verdict|final(?:ly)?|"
                          r"all\s+in\s+all|on\s+balance|conclusion|in\s+short)\b", re.I)
 _DECISION_LABEL = re.compile(
     r"^[\W_]*(?:final\s+)?(?:decision|recommendation|verdict|answer|conclusion|"
-    r"suitability)\s*(?:for\s+[^:\n]{1,60})?\s*(?:[:=\-\u2013\u2014]|is\b)\s*(.*)$",
+    r"suitability|bottom\s+line|tl;?dr|in\s+short|summary|overall)\s*(?:for\s+[^:\n]{1,60})?\s*(?:[:=\-\u2013\u2014]|is\b)\s*(.*)$",
     re.I | re.M)
 _INGREDIENT_LABEL = re.compile(
     r"(?:^|(?<=[.;])[ \t]+)[^\w\n]*(?:[\w-]+[ \t_]+){0,3}?ingredients?"
@@ -447,15 +452,36 @@ def _labelled_decision(text: str) -> str | None:
     return None
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")] if line.count("|") >= 2 \
+        else []
+
+
+def _is_rule(cells: list[str]) -> bool:
+    return bool(cells) and all(c and set(c) <= set("-: ") for c in cells)
+
+
 def table_as_labels(text: str) -> str:
-    """Two-cell markdown table rows as "key: value" lines ("| Decision | recommend |")."""
-    lines = []
-    for line in text.split("\n"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] \
-            if line.count("|") >= 2 else []
-        lines.append(f"{cells[0]}: {cells[1]}" if len(cells) == 2 and cells[0] and
-                     not set(cells[0]) <= set("-: ") else line)
-    return "\n".join(lines)
+    """Markdown tables as "key: value" lines: a two-cell row ("| Decision | recommend |"),
+    and a table with a header row gives each data cell its column's header ("Decision:
+    not_recommend", "Ingredients: sugar, cream")."""
+    lines = text.split("\n")
+    out: list[str] = []
+    header: list[str] = []
+    for index, line in enumerate(lines):
+        cells = _cells(line)
+        following = _cells(lines[index + 1]) if index + 1 < len(lines) else []
+        if _is_rule(cells):
+            continue
+        if len(cells) > 2 and _is_rule(following):
+            header = cells
+            continue
+        if header and len(cells) == len(header):
+            out += [f"{name}: {value}" for name, value in zip(header, cells, strict=True)]
+            continue
+        header = [] if not cells else header
+        out.append(f"{cells[0]}: {cells[1]}" if len(cells) == 2 and cells[0] else line)
+    return "\n".join(out)
 
 
 def _labelled_ingredients(text: str) -> list[str]:
@@ -658,11 +684,11 @@ def _numbered_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
     blocks: list[list[tuple[int, str]]] = [[]]
     for line in text.split("\n"):
         match = _RANK_LINE.match(line)
-        letter = _line_dish(match.group(3), titles) if match else None
-        if match and letter:
+        letters = _line_dishes(match.group(3), titles) if match else []
+        if match and letters:
             number = int(match.group(1)) if match.group(1) else \
                 _ORDINAL_WORDS[match.group(2).lower()]
-            blocks[-1].append((number, letter))
+            blocks[-1] += [(number, letter) for letter in letters]
         elif line.strip() and blocks[-1] and not _is_continuation(line):
             blocks.append([])
     filled = [b for b in blocks if len(b) >= 2]
@@ -670,6 +696,20 @@ def _numbered_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
         return _table_ranking(text, titles)
     ordered = sorted(filled[-1], key=lambda pair: pair[0])
     return list(dict.fromkeys(letter for _, letter in ordered))
+
+
+def _line_dishes(rest: str, titles: dict[str, str] | None) -> list[str]:
+    """The dishes a ranked line places: several when they tie ("2. A and D (tie)", "2. B =
+    C"), in the order written; else the one it names first."""
+    head = re.split(r"\s[-–—]\s|:|\|", rest.strip().strip("|").strip(), maxsplit=1)[0]
+    head = re.sub(r"\((?:tie|tied)[^)]*\)|\btied?\b", " ", head, flags=re.I)
+    parts = [p for p in re.split(r"\s*(?:,|&|/|=|\band\b)\s*", head) if p.strip()]
+    if len(parts) > 1:
+        letters = [_short_reference(part, titles) for part in parts]
+        if all(letters):
+            return list(dict.fromkeys(letters))  # type: ignore[arg-type]
+    letter = _line_dish(rest, titles)
+    return [letter] if letter else []
 
 
 def _is_continuation(line: str) -> bool:
@@ -776,9 +816,56 @@ def _best_only(text: str, titles: dict[str, str] | None) -> list[str]:
     return []
 
 
+_ORDER_CUE = re.compile(r"\b(?:then|followed\s+by|next|first|last|best|worst|top|bottom)\b",
+                        re.I)
+_WORST_MARK = re.compile(r"\b(?:worst|least\s+suitable|bottom)\b[^\w]*$", re.I)
+
+
+def _mentions(sentence: str, titles: dict[str, str] | None) -> list[tuple[int, int, str]]:
+    """(start, end, letter) of each strict dish reference in a sentence: "Option C",
+    "Dish B", "(D)", a capital letter standing alone (not the article "A"), a full title."""
+    found = []
+    for match in re.finditer(r"\b(?:dish|option|recipe|meal)\s+([A-D])\b|\(([A-D])\)"
+                             r"|(?<![\w'’-])([A-D])(?![\w'’-])(?!\s+[a-z])", sentence, re.I):
+        letter = next(g for g in match.groups() if g)
+        if match.group(3) and not letter.isupper():
+            continue
+        found.append((match.start(), match.end(), letter.upper()))
+    lowered = sentence.lower().replace("&", "and")
+    for letter, title in (titles or {}).items():
+        words = title.lower().replace("&", "and").strip()
+        position = lowered.find(words) if words else -1
+        if position >= 0:
+            found.append((position, position + len(words), letter))
+    return sorted(found)
+
+
+def _ordered_mentions(text: str, titles: dict[str, str] | None) -> list[str]:
+    """One sentence that orders three or more dishes in words ("I'd go with Option C first,
+    then Option A, Option B, and Option D last"; "Best: X, then Y, Z, worst: W"): the dishes
+    in the order named, one marked worst or last moved to the end."""
+    for clause in reversed(committed_clauses(text)):
+        if not _ORDER_CUE.search(clause):
+            continue
+        mentions = _mentions(clause, titles)
+        letters = list(dict.fromkeys(letter for _, _, letter in mentions))
+        if len(letters) < 3:
+            continue
+        for start, end, letter in mentions:
+            marked = _WORST_MARK.search(clause[max(0, start - 14):start]) or re.match(
+                r"[\s(]*(?:last|worst)\b", clause[end:end + 10], re.I)
+            if marked and letters[-1] != letter:
+                letters.remove(letter)
+                letters.append(letter)
+                break
+        return letters
+    return []
+
+
 _RANK_RULES = (("json", _json_ranking), ("marker", _marked_ranking),
                ("numbered", _numbered_ranking), ("ordinals", _inline_ordinals),
-               ("sequence", _sequence_ranking), ("best_only", _best_only))
+               ("sequence", _sequence_ranking), ("ordered_mentions", _ordered_mentions),
+               ("best_only", _best_only))
 
 
 def read_rank(text: str, titles: dict[str, str] | None = None) -> Reading:

@@ -133,11 +133,12 @@ _BARE_VERDICT = re.compile(r"\W*(?:yes|no)\W*", re.I)
 # Phrases about the user, not the food: "low-carb diet", "low sodium intake", "high protein
 # requirement", "needs low sugar", "a diet low in calories", and negations ("not high in sugar").
 # Also the note's own example output, when the model echoes the note back.
+_TAGS = rf"{_TAG}(?:\s*(?:,|&|/|\band\b|\bor\b)\s*{_TAG})*"  # "low sugar and low carb"
 _USER_PHRASES = [re.compile(source, re.I | re.M) for source in (
-    rf"{_TAG}[\s_-]+(?:diets?|dietary|intakes?|requirements?|needs?|restrictions?|plans?"
+    rf"{_TAGS}[\s_-]+(?:diets?|dietary|intakes?|requirements?|needs?|restrictions?|plans?"
     r"|regimens?|goals?)\b",
     rf"\b(?:needs?|needing|requires?|required|requiring|wants?|prefers?)\s+"
-    rf"(?:(?:a|an|the|to|eat|have|foods?)\s+)*{_TAG}",
+    rf"(?:(?:a|an|the|to|eat|have|foods?)\s+)*{_TAGS}",
     rf"\bdiets?\s+(?:(?:that|which)\s+)?(?:is\s+)?{_TAG}",
     rf"(?:\bnot|\bnever|\bnor|n't)\s+(?:(?:very|too|particularly|especially|that|so|overly"
     rf"|really)\s+)?{_TAG}",
@@ -318,6 +319,10 @@ _JSON_TAG_KEYS = ("tags", "nutrient_tags", "labels", "nutrients", "answer", "fin
                   "output", "result")
 _ECHO = re.compile(r"\byes\s*(?:or|/|\|)\s*no\b|\bno\s*(?:or|/|\|)\s*yes\b", re.I)
 _LEADING_VERDICT = re.compile(r"^[\W_]*(yes|no)\b(?![\w-])", re.I)
+# Spoken verdicts at a clause's start: "Nope.", "Yep, ...", "Absolutely not."
+_SPOKEN = re.compile(r"^[\W_]*(?:(?P<no>nope|nah|no\s+way|absolutely\s+not|definitely\s+not"
+                     r"|certainly\s+not|not\s+at\s+all)|(?P<yes>yep|yup|yeah|absolutely"
+                     r"|definitely|certainly|sure))\b(?![\w-])", re.I)
 _BARE_LINE = re.compile(r"^[\W_]*(yes|no)[\W_]*$", re.I)
 _MARKED_VERDICT = re.compile(
     r"(?:\b(?:final\s+)?(?:answer|verdict|conclusion|decision|output)\b(?:\s+is)?|"
@@ -368,6 +373,9 @@ def _first_clause_verdict(text: str) -> str | None:
         first = _LEADING_VERDICT.match(clause)
         if first:
             return first.group(1).capitalize()
+        spoken = _SPOKEN.match(clause)
+        if spoken:
+            return "No" if spoken.group("no") else "Yes"
     for clause in kept:
         first = _LEADING_VERDICT.match(clause)
         if first and _NOT_A_VERDICT.search(clause) is None:
@@ -382,10 +390,13 @@ def _healthy_phrase(text: str) -> str | None:
         phrase = _HEALTHY.search(mask_user_phrases(clause))
         if phrase is None:
             continue
-        negated = phrase.group(1) or phrase.group(3)
+        negated = bool(phrase.group(1) or phrase.group(3))
+        # "I would not say it is healthy", "I don't think it's a good choice"
+        negated ^= bool(re.search(r"\b(?:not|never|hardly)\b|n't\b", clause[:phrase.start()],
+                                  re.I))
         word = (phrase.group(2) or phrase.group(4)).lower()
         positive = word in ("healthy", "suitable", "good", "appropriate")
-        return "Yes" if positive != bool(negated) else "No"
+        return "Yes" if positive != negated else "No"
     return None
 
 
@@ -396,9 +407,19 @@ def _last_word_verdict(text: str) -> str | None:
     return words[-1].capitalize() if words else None
 
 
+def _advice_verdict(text: str) -> str | None:
+    """Advice about the food read as the verdict: "steer clear", "I'd avoid it", "not
+    recommended" are No; "recommended", "fine once in a while" are Yes."""
+    from nutrireason.methods.fam_prompts import NOT_REC, prose_decision
+
+    decision = prose_decision(mask_user_phrases(text))
+    return None if decision is None else "No" if decision == NOT_REC else "Yes"
+
+
 _BINARY_RULES = (("json", _json_verdict), ("boxed", lambda t: _verdict_word(boxed(t) or "")),
                  ("marker", _marked_verdict), ("verdict_first", _first_clause_verdict),
-                 ("healthy_phrase", _healthy_phrase), ("last_word", _last_word_verdict))
+                 ("healthy_phrase", _healthy_phrase), ("last_word", _last_word_verdict),
+                 ("advice_words", _advice_verdict))
 
 
 def _two_sided(text: str) -> bool:

@@ -180,11 +180,13 @@ def last_object_with(text: str, keys: tuple[str, ...]) -> tuple[dict[str, Any], 
 
 
 def _objects_in(value: Any) -> Iterator[dict[str, Any]]:
+    """The objects of a JSON value, an object's inner objects before it ({"answer":
+    {"decision": ...}, "alternative": ...} answers with the inner object)."""
     if isinstance(value, dict):
-        yield value
         for inner in value.values():
             if isinstance(inner, dict):
                 yield inner
+        yield value
     elif isinstance(value, list):
         for inner in reversed(value):
             if isinstance(inner, dict):
@@ -194,7 +196,8 @@ def _objects_in(value: Any) -> Iterator[dict[str, Any]]:
 # ------------------------------------------------------------------- sentences and clauses
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]*]*\s+|\n+")
-_CLAUSE = re.compile(r"[,;:]?\s*\b(?:but|however|though|although|yet|whereas|while)\b[,]?\s*|"
+_CLAUSE = re.compile(r"[,;:]?\s*\b(?:but|however|though|although|yet|whereas|(?<!\ba\s)while)\b"
+                     r"[,]?\s*|"
                      r"\s+[-–—]\s+", re.I)
 
 
@@ -221,7 +224,8 @@ _REFUSAL = re.compile(
     r"(?:provide|give|offer|make|advise|endorse|answer|help)\b(?!\s+(?:you\s+)?(?:a\s+|an\s+)?(?:definitive|definite|clear|simple"
     r"|single|straight|firm|conclusive|certain|yes|one)\b)"
     rf"|\bmedical\s+advice\b|\b(?:consult|speak\s+(?:with|to)|talk\s+(?:with|to)|check\s+with"
-    rf"|ask|see|contact)\s+(?:your|a|an|their|the|his|her)\s+(?:[\w'’-]+\s+){{0,2}}"
+    rf"|ask|see|contact|work\s+with|discuss\w*\s+(?:[\w'’-]+\s+){{0,3}}?with)"
+    rf"\s+(?:your|a|an|their|the|his|her)\s+(?:[\w'’-]+\s+){{0,2}}"
     rf"{_PROFESSIONAL}"
     rf"|\bnot\s+(?:a|your)\s+(?:\w+\s+)?{_PROFESSIONAL}"
     rf"|\b(?:question|matter|decision|call)\s+(?:best\s+)?(?:for|to\s+(?:discuss|raise)\s+with)"
@@ -266,8 +270,11 @@ def declined(text: str) -> str | None:
 
 
 def committed_clauses(text: str) -> list[str]:
-    """The clauses of ``text`` that neither decline nor hedge, in order."""
+    """The clauses of ``text`` that neither decline nor hedge, in order; a question ("Is
+    this food healthy for the user?") is not an answer and is left out too."""
     kept = []
     for sentence in sentences(plain(text)):
+        if sentence.rstrip(" *_)\"'").endswith("?"):
+            continue
         kept += [c for c in clauses(sentence) if not is_refusal(c) and not is_hedge(c)]
     return kept
