@@ -90,3 +90,21 @@ def test_the_cli_takes_the_extractor(tmp_path):
     assert result.exit_code == 0, result.output
     [record] = read_records(tmp_path / "run" / "records.jsonl")
     assert record.extra["extractor"]["parsed"] == "No"
+
+
+def test_the_report_shows_both_scores(tmp_path):
+    register("extractor-model", model)
+    register("extractor-checker", extractor)
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(item(n, q)) + "\n"
+                             for n, q in enumerate(ANSWERS, start=1)))
+    run(RunConfig(benchmark=items, out=tmp_path / "run", methods=["plain"],
+                  models=["scripted/extractor-model"], progress=False, cache=False,
+                  extractor="scripted/extractor-checker"))
+    runner = CliRunner()
+    assert runner.invoke(app, ["score", str(tmp_path / "run"), "--bootstrap", "0"]).exit_code == 0
+    result = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    table = (tmp_path / "r" / "extractor.md").read_text()
+    assert "accuracy 0.2000 -> 0.4000" in table
+    assert 'id="extractor"' in (tmp_path / "r" / "report.html").read_text()

@@ -138,7 +138,7 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     frame = tables.groups_frame(metrics, [run.scores.values() for run in runs])
     built = {**tables.ngqa_tables(frame),
              **tables.fam_tables(frame, tables.fam_pool_entries(metrics)),
-             **tables.reading_tables(frame)}
+             **tables.reading_tables(frame, metrics)}
     if reviews is not None:
         from nutrireason.review.stats import decisions_from_file, review_stats
         from nutrireason.review.store import latest_of

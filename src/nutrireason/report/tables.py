@@ -880,9 +880,41 @@ def reading_table(frame: pd.DataFrame) -> Table | None:
                  rows, notes=notes)
 
 
-def reading_tables(frame: pd.DataFrame) -> dict[str, Table]:
-    table = reading_table(frame)
-    return {"reading": table} if table is not None else {}
+EXTRACTOR_METRICS = ("accuracy", "subset_accuracy", "rougeL", "top1_accuracy",
+                     "unparseable_rate")
+
+
+def extractor_table(metrics: Sequence[dict[str, Any]]) -> Table | None:
+    """Runs with ``--extractor``: per group, how many answers the extractor model read and
+    the main metrics as the rules read the answers and with the extractor's readings."""
+    rows = []
+    for data in metrics:
+        groups = {(g["method"], g["model"], g["task"], g["level"]): g
+                  for g in data.get("groups") or []}
+        for alt in data.get("with_extractor") or []:
+            key = (alt["method"], alt["model"], alt["task"], alt["level"])
+            base = (groups.get(key) or {}).get("metrics") or {}
+            shown = [name for name in EXTRACTOR_METRICS if name in alt["metrics"]]
+            cells = "; ".join(f"{name} {_fmt(_value(base.get(name)))} -> "
+                              f"{_fmt(_value(alt['metrics'][name]))}" for name in shown)
+            rows.append([*key, f"{int(alt.get('n') or 0):,}",
+                         f"{int(alt.get('extracted') or 0):,}", cells])
+    if not rows:
+        return None
+    return Table([Column("method", "Method"), Column("model", "Model"), Column("task", "Task"),
+                  Column("level", "Level")],
+                 [Column("n", "n"), Column("extracted", "Read by the extractor"),
+                  Column("metrics", "Rules -> with the extractor")], rows,
+                 notes=["--extractor: a second model read the final answers no rule could "
+                        "read (never those cut off, refused or hedged). The tables above score "
+                        "the rules' reading; this one shows the scores with the extractor's."])
+
+
+def reading_tables(frame: pd.DataFrame,
+                   metrics: Sequence[dict[str, Any]] = ()) -> dict[str, Table]:
+    """The reading table and, for runs with ``--extractor``, the extractor's table."""
+    found = {"reading": reading_table(frame), "extractor": extractor_table(metrics)}
+    return {name: table for name, table in found.items() if table is not None}
 
 
 def build_tables(metrics: Sequence[dict[str, Any]],
@@ -890,7 +922,7 @@ def build_tables(metrics: Sequence[dict[str, Any]],
     """Every table of the runs' metrics.json (and scores.jsonl, for pooled weights)."""
     frame = groups_frame(metrics, scores)
     return {**ngqa_tables(frame), **fam_tables(frame, fam_pool_entries(metrics)),
-            **reading_tables(frame)}
+            **reading_tables(frame, metrics)}
 
 
 LATEX_TABLES = ("table3", "fam_table1", "fam_modality")
