@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nutrireason.errors import DataError, NutriReasonError
+from nutrireason.methods.reading import found, read_response
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
 from nutrireason.schema import MethodSpec
 
@@ -57,7 +58,8 @@ class Method(ABC):
 
 
 class PromptMethod(Method):
-    """Sends an item's own ``messages`` (or ``system`` + ``prompt``) and keeps the text answer.
+    """Sends an item's own ``messages`` (or ``system`` + ``prompt``) and keeps the final answer
+    as text (reasoning set apart; an answer cut off is unparseable, reason ``truncated``).
 
     The generic method for any JSONL of prompts; benchmark-specific methods live beside it.
     """
@@ -67,8 +69,9 @@ class PromptMethod(Method):
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
         response = await backend.generate(ChatRequest(messages=self.messages(item),
                                                       settings=self.settings))
-        text = response.text.strip()
-        return Prediction(parsed=text, parse_ok=bool(text))
+        reading = read_response(response, lambda final: found(final.strip(), "final_text"))
+        return Prediction(parsed=reading.value or "", parse_ok=reading.ok,
+                          extra={"reading": reading.audit()})
 
     @staticmethod
     def messages(item: dict[str, Any]) -> list[Message]:

@@ -1,7 +1,7 @@
 """How an answer is read: one layer between a model's output and every task parser.
 
 :func:`read_output` separates the reasoning from the final answer
-(:func:`nutrireason.models.reasoning.split_reasoning`), refuses cut-off output (``truncated``,
+(:func:`nutrireason.reasoning.split_reasoning`), refuses cut-off output (``truncated``,
 never parsed), hands the final answer to the task's parser and, when the parser finds no
 committed answer, says why: ``refusal`` (the model declines), ``hedge`` (it depends, either
 way) or ``no_answer``. The result is a :class:`Reading`: the value, whether it counts, the rule
@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from nutrireason.models.reasoning import Split, split_reasoning
 from nutrireason.models.types import ModelResponse
+from nutrireason.reasoning import Split, split_reasoning
 
 REASONS = ("truncated", "refusal", "hedge", "no_answer")
 
@@ -32,7 +32,7 @@ REASONS = ("truncated", "refusal", "hedge", "no_answer")
 class Reading:
     """One answer as read: ``value`` is scored when ``ok``; ``rule`` names the rule that read
     it (or ``none``); ``reason`` says why an answer does not count; ``form`` is how the
-    reasoning was separated (:mod:`nutrireason.models.reasoning`)."""
+    reasoning was separated (:mod:`nutrireason.reasoning`)."""
 
     value: Any
     ok: bool

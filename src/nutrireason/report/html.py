@@ -30,7 +30,7 @@ import jinja2
 from markupsafe import Markup
 
 from nutrireason.io import write_text_atomic
-from nutrireason.models.reasoning import split_reasoning
+from nutrireason.reasoning import split_reasoning
 from nutrireason.report.plots import Plot
 from nutrireason.report.tables import (
     FAM_TASK_LABELS,

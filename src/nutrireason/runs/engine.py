@@ -59,11 +59,11 @@ from nutrireason.methods.reading import final_text
 from nutrireason.models.base import Backend
 from nutrireason.models.cache import ResponseCache
 from nutrireason.models.errors import ModelError
-from nutrireason.models.reasoning import Split, split_reasoning
 from nutrireason.models.registry import get_backend, model_label
 from nutrireason.models.retry import RetriesExhausted, RetryPolicy, call_with_retry
 from nutrireason.models.settings import check_settings, effective_settings
 from nutrireason.models.types import ChatRequest, GenerationSettings, ModelResponse, cache_key
+from nutrireason.reasoning import Split, split_reasoning
 from nutrireason.runs.benchmark import Benchmark, load_benchmarks
 from nutrireason.runs.lock import RunLock, owner
 from nutrireason.runs.manifest import (

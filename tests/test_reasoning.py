@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nutrireason.models.reasoning import split_reasoning
+from nutrireason.reasoning import split_reasoning
 
 
 def test_plain_output_is_all_answer():
