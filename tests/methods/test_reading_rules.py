@@ -352,3 +352,47 @@ def test_recommending_a_talk_with_a_doctor_is_a_refusal():
 def test_ties_and_orders_in_words(text, ranking, rule):
     reading = read_rank(text, TITLES)
     assert (reading.value, reading.rule) == ({"ranking": ranking}, rule)
+
+
+@pytest.mark.parametrize(("text", "ranking", "rule"), [
+    ("From least suitable to most suitable: B, D, A, C.", ["C", "A", "D", "B"],
+     "sequence_reversed"),
+    ("1) D 2) C 3) B 4) A", ["D", "C", "B", "A"], "ordinals"),
+    ("Q: Rank the dishes.\nA: Most suitable: B\nSecond: D\nThird: C\nLeast suitable: A",
+     ["B", "D", "C", "A"], "numbered"),
+    ("My top pick is C, followed by A. I wouldn't rank B and D.", ["C", "A"], "sequence"),
+])
+def test_reversed_inline_and_labelled_rankings(text, ranking, rule):
+    reading = read_rank(text, TITLES)
+    assert (reading.value, reading.rule) == ({"ranking": ranking}, rule)
+
+
+def test_dishes_described_in_letter_order_are_no_ranking():
+    text = ("All four affect blood sugar. Dish A is served with maple syrup, Dish B is built on "
+            "lentils, Dish C pairs salmon with broccoli, and Dish D has white rice.")
+    assert not read_rank(text, TITLES).ok
+
+
+def test_a_hedged_sentence_commits_to_nothing():
+    text = ("It depends on which condition is prioritised: if diabetes matters most, it is a "
+            "good choice, but if hypertension matters most, it is a poor choice.")
+    assert read_output(text, read_sentence).reason == "hedge"
+
+
+def test_a_professional_who_should_decide_is_a_refusal():
+    text = ("I'm not able to rank meals for someone with kidney disease; a renal dietitian "
+            "should make this call.")
+    assert read_output(text, lambda t: read_rank(t, TITLES)).reason == "refusal"
+
+
+def test_key_value_lines_after_an_output_marker_are_tags():
+    assert read_tags("Output:\nsodium: high\ncholesterol: high").value == [
+        "high_sodium", "high_cholesterol"]
+    assert read_tags("sodium (high), protein (low)").value == ["high_sodium", "low_protein"]
+
+
+def test_yaml_like_ingredient_lists_lose_their_brackets():
+    text = ("decision: recommend\nrationale_ingredients:\n  - condition: heart disease\n"
+            "    ingredients: [salmon, olive oil, spinach]")
+    assert read_dish(text).value == {"decision": REC,
+                                     "ingredients": ["salmon", "olive oil", "spinach"]}

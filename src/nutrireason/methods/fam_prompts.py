@@ -473,11 +473,13 @@ def table_as_labels(text: str) -> str:
         following = _cells(lines[index + 1]) if index + 1 < len(lines) else []
         if _is_rule(cells):
             continue
-        if len(cells) > 2 and _is_rule(following):
+        if len(cells) >= 2 and _is_rule(following):
             header = cells
             continue
         if header and len(cells) == len(header):
             out += [f"{name}: {value}" for name, value in zip(header, cells, strict=True)]
+            if len(cells) == 2:  # "| Decision | recommend |" under "| Field | Value |"
+                out.append(f"{cells[0]}: {cells[1]}")
             continue
         header = [] if not cells else header
         out.append(f"{cells[0]}: {cells[1]}" if len(cells) == 2 and cells[0] else line)
@@ -503,7 +505,7 @@ def _labelled_ingredients(text: str) -> list[str]:
             if not bullet:
                 break
             names.append(re.split(r"\s[-\u2013\u2014(:]|:", bullet.group(1))[0])
-    return cited_ingredients([n.strip(" .*`\"'") for n in names])
+    return cited_ingredients([n.strip(" .*`\"'[](){}") for n in names])
 
 
 def _json_dish(text: str) -> tuple[Reading | None, bool]:
@@ -647,16 +649,20 @@ _RANK_LABEL = re.compile(
 _ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 4, "1st": 1,
                   "2nd": 2, "3rd": 3, "4th": 4, "top": 1, "best": 1, "worst": 4,
                   "top pick": 1, "top choice": 1, "best choice": 1, "runner-up": 2,
-                  "runner up": 2, "worst choice": 4, "least suitable": 4}
+                  "runner up": 2, "worst choice": 4, "least suitable": 4,
+                  "most suitable": 1}
 _RANK_LINE = re.compile(
     r"^\s*(?:[-*•+]\s*)?(?:\|\s*)?(?:#|rank(?:ed)?\s*(?:#|no\.?)?\s*|place\s*)?"
     r"(?:(\d)(?:st|nd|rd|th)?(?![\d])\s*(?:[.):\-–—|]|\s+place\b|\s)"
-    r"|(first|second|third|fourth|last|1st|2nd|3rd|4th)\b\s*(?:place|choice)?\s*[.):\-–—,|]?)"
+    r"|(first|second|third|fourth|last|1st|2nd|3rd|4th|most\s+suitable|least\s+suitable|best"
+    r"|worst|top\s+pick|runner[\s-]up)\b\s*(?:place|choice)?\s*[.):\-–—,|]?)"
     r"\s*(.*)$", re.I | re.M)
 _INLINE_ORDINAL = re.compile(
     r"(?<![\w-])(first|second|third|fourth|last|1st|2nd|3rd|4th|#[1-4]|no\.\s*[1-4]|top\s+pick"
     r"|top\s+choice|best\s+choice|runner[\s-]up|worst\s+choice|least\s+suitable)(?![\w-])"
-    r"\s*(?:place|choice)?\s*(?::|-|–|—|,|\bis\b|\bgoes\s+to\b)?\s*([^;,\n.]+)", re.I)
+    r"\s*(?:place|choice)?\s*(?::|-|–|—|,|\bis\b|\bgoes\s+to\b)?\s*([^;,\n.]+?)"
+    r"(?=\s+(?:[1-4]\)|#[1-4]\b|(?:second|third|fourth|last)\b)|[;,\n.]|$)"
+    r"|(?<![\w.#])([1-4])\)\s*([^;,\n]+?)(?=\s+[1-4]\)|[;,\n.]|$)", re.I)
 _BEST_ONLY = re.compile(
     r"([^.\n]*?)\b(?:is|are|would\s+be|as)\s+(?:the\s+)?(?:best|most\s+suitable|top|"
     r"healthiest|safest|first)\b", re.I)
@@ -687,7 +693,7 @@ def _numbered_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
         letters = _line_dishes(match.group(3), titles) if match else []
         if match and letters:
             number = int(match.group(1)) if match.group(1) else \
-                _ORDINAL_WORDS[match.group(2).lower()]
+                _ORDINAL_WORDS[" ".join(match.group(2).lower().replace("-", " ").split())]
             blocks[-1] += [(number, letter) for letter in letters]
         elif line.strip() and blocks[-1] and not _is_continuation(line):
             blocks.append([])
@@ -744,14 +750,22 @@ def _table_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
 def _inline_ordinals(text: str, titles: dict[str, str] | None) -> list[str]:
     pairs = []
     for match in _INLINE_ORDINAL.finditer(plain(text)):
-        word = " ".join(match.group(1).lower().replace("no.", "#").split())
-        number = int(word[-1]) if word.startswith("#") else _ORDINAL_WORDS[word]
-        letter = letter_of(match.group(2), titles)
+        if match.group(3):  # "1) D 2) C"
+            number, entry = int(match.group(3)), match.group(4)
+        else:
+            word = " ".join(match.group(1).lower().replace("no.", "#").replace("-", " ").split())
+            number = int(word[-1]) if word.startswith("#") else _ORDINAL_WORDS[word]
+            entry = match.group(2)
+        letter = letter_of(entry, titles)
         if letter:
             pairs.append((number, letter))
     if len(pairs) < 2:
         return []
     return list(dict.fromkeys(letter for _, letter in sorted(pairs, key=lambda p: p[0])))
+
+
+_NOT_ORDERED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot)\s+(?:\w+\s+){0,2}?(?:rank|order|place"
+                          r"|compare|choose)\w*", re.I)
 
 
 def _sequence_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
@@ -760,6 +774,8 @@ def _sequence_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
     found_runs: list[list[str]] = []
     for line in plain(text).split("\n"):
         for segment in re.split(r"(?<=[.!?])\s+|:\s*", line):
+            if _NOT_ORDERED.search(segment):
+                continue  # "I wouldn't rank B and D"
             letters = _run_letters(segment, titles)
             if len(letters) >= 2:
                 found_runs.append(letters)
@@ -767,15 +783,26 @@ def _sequence_ranking(text: str, titles: dict[str, str] | None) -> list[str]:
     return (full or found_runs or [[]])[-1]
 
 
+# Words that place a dish rather than describe it ("my top pick is C", "followed by A").
+_FILLER = frozenset({"my", "the", "a", "top", "pick", "is", "first", "choice", "best", "then",
+                    "followed", "by", "i", "d", "ll", "would", "be", "choose", "go", "next",
+                    "last", "finally", "and", "most", "least", "suitable", "worst", "place",
+                    "comes"})
+
+
 def _short_reference(item: str, titles: dict[str, str] | None) -> str | None:
     """The dish a sequence entry names, when the entry is only that reference (a letter,
-    "Dish B", a title, with at most three more words outside brackets): "C could swap places
-    with A" is a sentence, not an entry."""
-    bare = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", plain(item))
-    longest = max((len(t.split()) for t in (titles or {}).values()), default=0)
-    if len(re.findall(r"[\w'&-]+", bare)) > max(longest, 2) + 3:
+    "Dish B", a title) with at most three more words outside brackets, besides words that
+    place it ("my top pick is C"): "Dish A is served with maple syrup" is a sentence, not an
+    entry."""
+    bare = _title_words(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", plain(item)))
+    letter = letter_of(item, titles)
+    if letter is None:
         return None
-    return letter_of(item, titles)
+    title = _title_words((titles or {}).get(letter, ""))
+    rest = bare.replace(title, " ", 1) if title and title in bare else re.sub(
+        r"\b(?:dish|option|recipe|meal|choice)\b|(?<![\w'])[a-d](?![\w'])", " ", bare, count=2)
+    return letter if len([w for w in rest.split() if w not in _FILLER]) <= 3 else None
 
 
 def _run_letters(segment: str, titles: dict[str, str] | None) -> list[str]:
@@ -868,7 +895,24 @@ _RANK_RULES = (("json", _json_ranking), ("marker", _marked_ranking),
                ("best_only", _best_only))
 
 
+_QA_ANSWER = re.compile(r"^[ \t]*A[ \t]*:[ \t]*", re.M)
+_REVERSED = re.compile(r"\b(?:least|worst|lowest)(?:\s+suitable)?\s+(?:\w+\s+){0,2}?to\s+"
+                       r"(?:the\s+)?(?:most|best|highest)\b|\bascending\s+order\s+of\s+"
+                       r"suitability\b|\bbottom\s+to\s+top\b", re.I)
+
+
 def read_rank(text: str, titles: dict[str, str] | None = None) -> Reading:
+    """:func:`_read_rank`, with "A:" after a "Q:" line read as the answer's marker and a
+    ranking given from least to most suitable turned round."""
+    if re.search(r"^[ \t]*Q[ \t]*:", text, re.M):
+        text = _QA_ANSWER.sub("", text)
+    reading = _read_rank(text, titles)
+    if reading.ok and _REVERSED.search(text):
+        return found({"ranking": reading.value["ranking"][::-1]}, f"{reading.rule}_reversed")
+    return reading
+
+
+def _read_rank(text: str, titles: dict[str, str] | None = None) -> Reading:
     """A ranking final answer by the first rule that places a dish (:data:`_RANK_RULES`):
     JSON (the last object's ``ranking`` or a bare array), a "Ranking:" label, a numbered or
     table list, ordinals, a sequence (``A > C > B > D``, arrows, commas), the best dish alone.

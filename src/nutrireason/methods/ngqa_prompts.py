@@ -496,13 +496,17 @@ def read_tags(text: str) -> Reading:
         return found(tags, "json")
     cleaned = plain(text)
     part, rule = _answer_part(cleaned)
-    if rule == "whole_text":
-        paired = _paired_tags(cleaned)
-        if paired:
-            return found(paired, "table")
-        part = " ".join(committed_clauses(cleaned))
-    tags = _tags_in(part)
-    return found(tags, rule) if tags else Reading([], False, "none", "no_answer")
+    tags = _tags_in(part) if rule != "whole_text" else []
+    if tags:
+        return found(tags, rule)
+    if rule == "marker":  # "Output:" then "sodium: high" lines; "Answer: None" is no tags
+        paired = _paired_tags(cleaned[list(_MARKER.finditer(cleaned))[-1].end():])
+        return found(paired, "marker") if paired else Reading([], False, "none", "no_answer")
+    paired = _paired_tags(cleaned)
+    if paired:
+        return found(paired, "table")
+    tags = _tags_in(" ".join(committed_clauses(cleaned)))
+    return found(tags, "whole_text") if tags else Reading([], False, "none", "no_answer")
 
 
 def _json_sentence(text: str) -> str | None:

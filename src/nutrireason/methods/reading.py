@@ -232,7 +232,9 @@ _REFUSAL = re.compile(
     rf"\s+(?:your|their|his|her|a|an|the)\s+(?:[\w'’-]+\s+){{0,2}}{_PROFESSIONAL}"
     rf"|\bbest\s+(?:answered|judged|assessed|decided)\s+by\s+(?:your|their|a|an|the)\s+"
     rf"(?:[\w'’-]+\s+){{0,2}}{_PROFESSIONAL}"
-    r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b", re.I)
+    r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b"
+    rf"|{_PROFESSIONAL}s?\s+(?:should|can|could|would|must|is\s+best\s+placed\s+to)\s+(?:\w+\s+)?"
+    r"(?:make|decide|advise|assess|guide|determine|help|answer)\b", re.I)
 _HEDGE = re.compile(
     r"\bit\s+(?:really\s+|all\s+)?depends\b|\bdepends\s+(?:on|upon|heavily|largely|entirely)\b"
     r"|\bdepending\s+on\s+(?:whether|if|how|which)\b"
@@ -276,5 +278,8 @@ def committed_clauses(text: str) -> list[str]:
     for sentence in sentences(plain(text)):
         if sentence.rstrip(" *_)\"'").endswith("?"):
             continue
-        kept += [c for c in clauses(sentence) if not is_refusal(c) and not is_hedge(c)]
+        parts = clauses(sentence)
+        if parts and is_hedge(parts[0]):
+            continue  # "It depends: if ..., a good choice, but if ..., a poor one"
+        kept += [c for c in parts if not is_refusal(c) and not is_hedge(c)]
     return kept
