@@ -94,9 +94,9 @@ def test_a_cut_off_json_answer_still_gives_its_decision():
                                                   "fallback")),
     ("This dish is not recommended: too much salt.",
      ({"decision": NOT_REC, "ingredients": []}, "fallback")),
-    # Broken JSON (trailing comma) is not read as JSON; its words still are.
+    # Broken JSON (a trailing comma) is read as the object it means.
     ('{"decision": "not_recommend", "rationale_ingredients": [],}',
-     ({"decision": NOT_REC, "ingredients": []}, "fallback")),
+     ({"decision": NOT_REC, "ingredients": []}, "json")),
     ("The dish looks tasty.", ({"decision": None, "ingredients": []}, "failed")),
     ("", ({"decision": None, "ingredients": []}, "failed")),
 ])

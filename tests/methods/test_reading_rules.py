@@ -396,3 +396,56 @@ def test_yaml_like_ingredient_lists_lose_their_brackets():
             "    ingredients: [salmon, olive oil, spinach]")
     assert read_dish(text).value == {"decision": REC,
                                      "ingredients": ["salmon", "olive oil", "spinach"]}
+
+
+def test_an_echoed_note_and_its_example_are_not_answers():
+    text = ("No, because the food is high in sodium.\nFor example, the output is: Yes, because "
+            "the food is high in carb, low in protein, high in sugar.")
+    assert read_sentence(text).value == "No, because the food is high in sodium."
+    only_echo = ('Is "Brownie" a healthy food for the user?\nImportant Note: Your output will '
+                 "strictly be Yes or No with no other words.")
+    assert not read_binary(only_echo).ok
+
+
+def test_a_turn_the_model_invents_after_its_answer_is_not_read():
+    text = ("Answer: No, because the food is high in sugar.\n\nExercise 2: Is the smoothie "
+            "healthy?\nAnswer: Yes, because the food is low in sodium.")
+    assert read_answer("text_generation", text).value == "No, because the food is high in sugar."
+
+
+def test_a_concluding_line_holds_the_tags_after_a_chain_of_thought():
+    text = ("1. The user's needs are low_sodium and high_protein.\n2. The food belongs to "
+            "low_carb, high_sodium, low_protein.\n\nSo the food is: high_sodium, low_protein")
+    assert read_tags(text).value == ["high_sodium", "low_protein"]
+    assert read_tags("User needs: low_sodium, high_protein\nFood: high_sodium, high_protein")\
+        .value == ["high_sodium", "high_protein"]
+
+
+@pytest.mark.parametrize("text", [
+    '{\n  "decision": "recommend",\n  "rationale_ingredients": [{"ingredients": ["oats",],},],\n}',
+    "{decision: 'recommend', rationale_ingredients: [{condition: 'x', ingredients: ['oats']}]}",
+])
+def test_broken_json_is_read_as_meant(text):
+    assert read_dish(text).value == {"decision": REC, "ingredients": ["oats"]}
+
+
+def test_an_unfilled_template_and_an_echoed_reference_are_no_answer():
+    template = '{"decision": "recommend|not_recommend", "rationale_ingredients": []}'
+    assert read_output(template, read_dish).reason == "no_answer"
+    reference = ('"hypertension": {\n  "recommend": ["fruits", "vegetables"],\n'
+                 '  "not_recommend": ["pickles", "olives"]\n}')
+    assert read_output(reference, read_dish).reason == "no_answer"
+
+
+def test_an_answer_that_opens_with_a_hedge_commits_to_nothing():
+    text = ("This dish could go either way for someone managing hypertension. The salmon is a "
+            "good choice, but the sauce may be salty.")
+    assert read_output(text, read_dish).reason == "hedge"
+
+
+def test_two_dishes_followed_by_and_a_tie_across_sentences():
+    assert read_rank("For kidney disease, Dish B is the most suitable, followed by Dish D. I "
+                     "would not rank the other two.", TITLES).value == {"ranking": ["B", "D"]}
+    text = ("A and C are equally suitable (tie for first): both are baked. B comes next, and D "
+            "is the least suitable.")
+    assert read_rank(text, TITLES).value == {"ranking": ["A", "C", "B", "D"]}

@@ -34,9 +34,11 @@ from nutrireason.methods.reading import (
     json_values,
     last_object_with,
     missing,
+    opens_with_hedge,
     parse_mode,
     plain,
     read_output,
+    without_objects,
 )
 
 LETTERS = ("A", "B", "C", "D")
@@ -374,7 +376,8 @@ _SUITS = re.compile(
     r"reasonable|fine|suitable)\s+(?:choice|option|fit|dish)\b|\bsafe\s+to\s+eat\b"
     r"|\b(?:fine|ok|okay|acceptable)\s+(?:to\s+(?:eat|have|enjoy)\s+)?(?:once\s+in\s+a\s+while"
     r"|occasionally|in\s+moderation|now\s+and\s+then|from\s+time\s+to\s+time|sometimes)\b"
-    r"|\bgo\s+for\s+it\b)", re.I)
+    r"|\bgo\s+for\s+it\b|\bcan\s+(?:safely\s+)?be\s+(?:enjoyed|eaten|included|had)\b"
+    r"|\b(?:enjoy|eat|have)\s+(?:it\s+|this\s+(?:dish\s+)?)?in\s+moderation\b)", re.I)
 _CONCLUSION = re.compile(r"^\W*(?:overall|in\s+conclusion|in\s+summary|to\s+conclude|"
                          r"therefore|thus|hence|so|bottom\s+line|verdict|final(?:ly)?|"
                          r"all\s+in\s+all|on\s+balance|conclusion|in\s+short)\b", re.I)
@@ -384,7 +387,8 @@ _DECISION_LABEL = re.compile(
     re.I | re.M)
 _INGREDIENT_LABEL = re.compile(
     r"(?:^|(?<=[.;])[ \t]+)[^\w\n]*(?:[\w-]+[ \t_]+){0,3}?ingredients?"
-    r"(?:[ \t]+(?:driving|behind|for|that[ \t]+drive)[^:\n]{0,60})?(?:[ \t]*\([^)\n]*\))?"
+    r"(?:[ \t]+(?:driving|behind|for|that[ \t]+drive|of[ \t]+concern|to[ \t]+(?:limit|avoid)"
+    r"|involved|cited|that[ \t]+matter)[^:\n]{0,60})?(?:[ \t]*\([^)\n]*\))?"
     r"[ \t]*[:\u2013\u2014][ \t]*(.*)$", re.I | re.M)
 _LEADING_YES_NO = re.compile(r"^[\W_]*(yes|no)\b", re.I)
 
@@ -410,11 +414,14 @@ def prose_decision(text: str) -> str | None:
     """The decision of a final answer in words: the last concluding clause that decides
     ("Overall, not recommended"), else the first clause that decides (answer first, then
     caveats); clauses that decline or hedge are left out."""
+    text = without_objects(text)
     decided = [(clause, clause_decision(clause)) for clause in committed_clauses(text)]
     decided = [(clause, d) for clause, d in decided if d is not None]
     concluding = [d for clause, d in decided if _CONCLUSION.match(clause)]
     if concluding:
         return concluding[-1]
+    if opens_with_hedge(text):
+        return None  # "This dish could go either way. The salmon is a good choice, but ..."
     return decided[0][1] if decided else None
 
 
@@ -519,8 +526,9 @@ def _json_dish(text: str) -> tuple[Reading | None, bool]:
     if isinstance(value, bool):
         value = "yes" if value else "no"
     decision = decision_value(value)
-    if decision is None:
-        return None, value is not None
+    if decision is None:  # a template left unfilled ("recommend|not_recommend") is no answer
+        echoed = isinstance(value, str) and "recommend" in value.lower()
+        return None, value is not None and not echoed
     cited = next((obj[k] for k in obj if str(k).lower() in _JSON_CITATION_KEYS), None)
     return found({"decision": decision, "ingredients": cited_ingredients(cited)}, "json"), False
 
@@ -843,9 +851,16 @@ def _best_only(text: str, titles: dict[str, str] | None) -> list[str]:
     return []
 
 
-_ORDER_CUE = re.compile(r"\b(?:then|followed\s+by|next|first|last|best|worst|top|bottom)\b",
-                        re.I)
+_ORDER_CUE = re.compile(r"\b(?:then|followed\s+by|next|first|last|best|worst|top|bottom"
+                        r"|most\s+suitable|least\s+suitable)\b", re.I)
+_SEQUENCE_CUE = re.compile(r"\b(?:followed\s+by|then|after\s+that)\b", re.I)
 _WORST_MARK = re.compile(r"\b(?:worst|least\s+suitable|bottom)\b[^\w]*$", re.I)
+
+
+# Words that may follow a dish letter ("A and C tie", "B comes next"); another lower-case word
+# after "A" makes it the article ("A good option").
+_AFTER_LETTER = (r"(?:and|or|is|are|comes|ranks|then|first|second|third|last|would|should|has"
+                 r"|edges|beats|ties?|tied|followed|over|before|after|next|vs)\b")
 
 
 def _mentions(sentence: str, titles: dict[str, str] | None) -> list[tuple[int, int, str]]:
@@ -853,7 +868,8 @@ def _mentions(sentence: str, titles: dict[str, str] | None) -> list[tuple[int, i
     "Dish B", "(D)", a capital letter standing alone (not the article "A"), a full title."""
     found = []
     for match in re.finditer(r"\b(?:dish|option|recipe|meal)\s+([A-D])\b|\(([A-D])\)"
-                             r"|(?<![\w'’-])([A-D])(?![\w'’-])(?!\s+[a-z])", sentence, re.I):
+                             r"|(?<![\w'’-])([A-D])(?![\w'’-])(?!\s+(?!" + _AFTER_LETTER +
+                             r")[a-z])", sentence, re.I):
         letter = next(g for g in match.groups() if g)
         if match.group(3) and not letter.isupper():
             continue
@@ -871,12 +887,17 @@ def _ordered_mentions(text: str, titles: dict[str, str] | None) -> list[str]:
     """One sentence that orders three or more dishes in words ("I'd go with Option C first,
     then Option A, Option B, and Option D last"; "Best: X, then Y, Z, worst: W"): the dishes
     in the order named, one marked worst or last moved to the end."""
-    for clause in reversed(committed_clauses(text)):
+    units = list(reversed(committed_clauses(text)))
+    whole = " ".join(reversed(units))
+    if len(_ORDER_CUE.findall(whole)) >= 2:
+        units.append(whole)  # "A and C tie for first ... B comes next, and D is the least"
+    for clause in units:
         if not _ORDER_CUE.search(clause):
             continue
         mentions = _mentions(clause, titles)
         letters = list(dict.fromkeys(letter for _, _, letter in mentions))
-        if len(letters) < 3:
+        needed = 2 if _SEQUENCE_CUE.search(clause) else 3
+        if len(letters) < needed:
             continue
         for start, end, letter in mentions:
             marked = _WORST_MARK.search(clause[max(0, start - 14):start]) or re.match(
@@ -920,6 +941,11 @@ def _read_rank(text: str, titles: dict[str, str] | None = None) -> Reading:
     lists only the dishes placed (the scorer completes it)."""
     for name, rule in _RANK_RULES:
         letters = rule(text, titles)
+        if letters and name == "sequence" and len(letters) < len(LETTERS):
+            # a short run inside a ranking written in words: the longer reading wins
+            worded = _ordered_mentions(text, titles)
+            if len(worded) > len(letters):
+                return found({"ranking": worded}, "ordered_mentions")
         if letters:
             return found({"ranking": letters}, name)
     field = _RANKING_FIELD.search(text)

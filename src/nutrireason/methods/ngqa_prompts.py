@@ -21,6 +21,7 @@ from nutrireason.methods.reading import (
     json_values,
     last_object_with,
     missing,
+    opens_with_hedge,
     plain,
     read_output,
 )
@@ -140,6 +141,7 @@ _USER_PHRASES = [re.compile(source, re.I | re.M) for source in (
     rf"\b(?:needs?|needing|requires?|required|requiring|wants?|prefers?)\s+"
     rf"(?:(?:a|an|the|to|eat|have|foods?)\s+)*{_TAGS}",
     rf"\bdiets?\s+(?:(?:that|which)\s+)?(?:is\s+)?{_TAG}",
+    rf"\b(?:user(?:'s)?\s+)?(?:needs?|requirements?|requires|diets?|goals?)\s*:\s*{_TAGS}",
     rf"(?:\bnot|\bnever|\bnor|n't)\s+(?:(?:very|too|particularly|especially|that|so|overly"
     rf"|really)\s+)?{_TAG}",
     r"\bfor\s+example,?\s+the\s+output\s+is:?[^\n]*?(?:[.!?](?=\s|$)|$)")]
@@ -277,10 +279,22 @@ def answer_sentence(text: str) -> str | None:
     return " ".join(sentence.replace("**", "").split())
 
 
+_CONCLUSION_LINE = re.compile(
+    r"^[ \t>*-]*(?:so|therefore|thus|hence|overall|in\s+conclusion|in\s+summary|finally|final"
+    r"|conclusion)\b[^\n]*$", re.I | re.M)
+
+
+def _concluding_line(text: str) -> str | None:
+    """Rule (a'): the last line that concludes ("So the food is: high_sodium, low_protein")
+    when it names tags."""
+    lines = [m.group(0) for m in _CONCLUSION_LINE.finditer(text) if _tags_in(m.group(0))]
+    return lines[-1] if lines else None
+
+
 def _answer_part(text: str) -> tuple[str, str]:
     """(the part of a multi-label output that holds the answer, the rule that found it)."""
-    for name, rule in (("marker", _after_marker), ("tag_list", _last_tag_list),
-                       ("leading_list", _leading_tag_list)):
+    for name, rule in (("marker", _after_marker), ("conclusion", _concluding_line),
+                       ("tag_list", _last_tag_list), ("leading_list", _leading_tag_list)):
         part = rule(text)
         if part is not None:
             return part, name
@@ -422,6 +436,15 @@ _BINARY_RULES = (("json", _json_verdict), ("boxed", lambda t: _verdict_word(boxe
                  ("advice_words", _advice_verdict))
 
 
+_ECHOED_NOTE = re.compile(r"Important\s+Note\s*:[^\n]*|For\s+example,?\s+the\s+output\s+is:?[^\n]*?"
+                          r"(?:[.!?](?=\s|$)|$)", re.I)
+
+
+def without_echo(text: str) -> str:
+    """``text`` without the task note or its example echoed back (instructions, not answers)."""
+    return _ECHOED_NOTE.sub(" ", text)
+
+
 def _two_sided(text: str) -> bool:
     """The answer gives both verdicts and says it hedges ("Both yes and no: yes, because
     ...; no, because ...")."""
@@ -437,7 +460,11 @@ def read_binary(text: str) -> Reading:
     that gives both verdicts and hedges is a hedge."""
     if _two_sided(text):
         return missing("hedge")
+    text = without_echo(text)
+    hedged = opens_with_hedge(text)
     for name, rule in _BINARY_RULES:
+        if hedged and name not in ("json", "boxed", "marker"):
+            return missing("hedge")
         verdict = rule(text)
         if verdict is not None:
             return found(verdict, name)
@@ -494,7 +521,7 @@ def read_tags(text: str) -> Reading:
     tags = _json_tags(text)
     if tags:
         return found(tags, "json")
-    cleaned = plain(text)
+    cleaned = plain(without_echo(text))
     part, rule = _answer_part(cleaned)
     tags = _tags_in(part) if rule != "whole_text" else []
     if tags:
@@ -544,6 +571,7 @@ def read_sentence(text: str) -> Reading:
     in_json = _json_sentence(text)
     if in_json is not None:
         return found(" ".join(plain(in_json).split()), "json")
+    text = without_echo(text)
     if _two_sided(text):
         return Reading(" ".join(plain(text).split()), False, "none", "hedge")
     cleaned = plain(text)

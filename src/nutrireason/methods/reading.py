@@ -77,15 +77,39 @@ def final_text(response: ModelResponse) -> str:
     return "" if split.truncated else split.final
 
 
+# A small model that goes on after its answer invents the next turn: "Exercise 2:", "Question
+# 3:", "### Instruction:", "User:". What follows is not its answer to this question.
+_NEXT_TURN = re.compile(r"^[ \t#*]*(?:(?:exercise|question|example|problem|task)[ \t]*\d+"
+                        r"[ \t]*[:.)]|(?:instruction|user|human|input)[ \t]*:)", re.I | re.M)
+
+
+def own_answer(final: str) -> str:
+    """The final answer without a turn the model invented after it."""
+    for match in _NEXT_TURN.finditer(final):
+        if final[:match.start()].strip():
+            return final[:match.start()]
+    return final
+
+
 def read_split(split: Split, parser: Parser) -> Reading:
     if split.truncated:
         return Reading(None, False, "none", "truncated", split.form)
-    if not split.final.strip():
+    final = own_answer(split.final)
+    if not final.strip():
         return Reading(None, False, "none", "no_answer", split.form)
-    reading = parser(split.final)
+    reading = parser(final)
     if not reading.ok and reading.reason in (None, "no_answer"):
-        reading = replace(reading, reason=declined(split.final) or "no_answer")
+        reading = replace(reading, reason=declined(final) or "no_answer")
     return replace(reading, form=split.form)
+
+
+def opens_with_hedge(text: str) -> bool:
+    """The answer's first sentence opens with a hedge ("This dish could go either way."):
+    what follows is weighing, not a committed answer, unless a conclusion or label says
+    otherwise."""
+    first = sentences(plain(text))[:1]
+    parts = clauses(first[0]) if first else []
+    return bool(parts) and is_hedge(parts[0])
 
 
 def parse_mode(reading: Reading) -> str:
@@ -135,15 +159,39 @@ def json_values(text: str) -> list[Any]:
 
 
 def _python_literal(text: str, start: int) -> tuple[Any, int]:
-    """The Python literal (dict or list) opening at ``start``, or (None, start)."""
+    """The object a small model meant, opening at ``start``: a Python-style literal (single
+    quotes), JSON with trailing commas, keys left unquoted; or (None, start)."""
     end = _closing(text, start)
-    if end is None or "'" not in text[start:end]:
+    if end is None:
         return None, start
-    try:
-        value = ast.literal_eval(text[start:end])
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None, start
-    return value, end
+    span = re.sub(r",(\s*[}\]])", r"\1", text[start:end])
+    span = re.sub(r"([{,]\s*)([A-Za-z_][\w ]*?)\s*:", r'\1"\2":', span)
+    for candidate in (span, re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False",
+                                                             re.sub(r"\bnull\b", "None", span)))):
+        try:
+            return json.loads(candidate), end
+        except ValueError:
+            pass
+        try:
+            return ast.literal_eval(candidate), end
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            pass
+    return None, start
+
+
+def without_objects(text: str) -> str:
+    """``text`` with every bracketed JSON-like block removed (an echoed reference or template
+    is not a decision in words)."""
+    out, position = [], 0
+    for match in re.finditer(r"[\[{]", text):
+        if match.start() < position:
+            continue
+        end = _closing(text, match.start())
+        if end is not None and end - match.start() > 20:
+            out.append(text[position:match.start()])
+            position = end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _closing(text: str, start: int) -> int | None:
