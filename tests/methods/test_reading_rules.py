@@ -449,3 +449,18 @@ def test_two_dishes_followed_by_and_a_tie_across_sentences():
     text = ("A and C are equally suitable (tie for first): both are baked. B comes next, and D "
             "is the least suitable.")
     assert read_rank(text, TITLES).value == {"ranking": ["A", "C", "B", "D"]}
+
+
+def test_a_hedge_that_concludes_commits():
+    text = ("It depends somewhat on portion size, but overall I would not recommend it: the "
+            "fried batter adds a lot of saturated fat.")
+    assert read_dish(text).value["decision"] == NOT_REC
+    assert read_binary("It depends on the portion, but overall, no.").value == "No"
+
+
+def test_a_per_condition_table_of_ingredients_is_merged():
+    text = ("| Condition | Suitable? | Driving ingredients |\n|---|---|---|\n"
+            "| Hypertension | No | soy sauce, miso paste |\n| High cholesterol | No | pork belly |"
+            "\n\n**Overall: not recommended**")
+    assert read_dish(text).value == {"decision": NOT_REC,
+                                     "ingredients": ["soy sauce", "miso paste", "pork belly"]}

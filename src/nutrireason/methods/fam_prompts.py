@@ -26,6 +26,7 @@ from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
 from nutrireason.fam.proposals import condition_key
 from nutrireason.methods.reading import (
+    CONCLUDING,
     Reading,
     boxed,
     committed_clauses,
@@ -378,9 +379,6 @@ _SUITS = re.compile(
     r"|occasionally|in\s+moderation|now\s+and\s+then|from\s+time\s+to\s+time|sometimes)\b"
     r"|\bgo\s+for\s+it\b|\bcan\s+(?:safely\s+)?be\s+(?:enjoyed|eaten|included|had)\b"
     r"|\b(?:enjoy|eat|have)\s+(?:it\s+|this\s+(?:dish\s+)?)?in\s+moderation\b)", re.I)
-_CONCLUSION = re.compile(r"^\W*(?:overall|in\s+conclusion|in\s+summary|to\s+conclude|"
-                         r"therefore|thus|hence|so|bottom\s+line|verdict|final(?:ly)?|"
-                         r"all\s+in\s+all|on\s+balance|conclusion|in\s+short)\b", re.I)
 _DECISION_LABEL = re.compile(
     r"^[\W_]*(?:final\s+)?(?:decision|recommendation|verdict|answer|conclusion|"
     r"suitability|bottom\s+line|tl;?dr|in\s+short|summary|overall)\s*(?:for\s+[^:\n]{1,60})?\s*(?:[:=\-\u2013\u2014]|is\b)\s*(.*)$",
@@ -417,7 +415,7 @@ def prose_decision(text: str) -> str | None:
     text = without_objects(text)
     decided = [(clause, clause_decision(clause)) for clause in committed_clauses(text)]
     decided = [(clause, d) for clause, d in decided if d is not None]
-    concluding = [d for clause, d in decided if _CONCLUSION.match(clause)]
+    concluding = [d for clause, d in decided if CONCLUDING.match(clause)]
     if concluding:
         return concluding[-1]
     if opens_with_hedge(text):
@@ -493,6 +491,11 @@ def table_as_labels(text: str) -> str:
     return "\n".join(out)
 
 
+def _label_name(match: re.Match[str]) -> str:
+    """The label of an ingredient label line ("Driving ingredients"), lower-cased."""
+    return match.group(0)[:match.start(1) - match.start(0)].strip(" :\t").lower()
+
+
 def _labelled_ingredients(text: str) -> list[str]:
     """Ingredient names after an "Ingredients:" label ("Key ingredients:", "Problem
     ingredients:", a table row), on its line or as the bullets after it; a condition named
@@ -502,6 +505,9 @@ def _labelled_ingredients(text: str) -> list[str]:
     if not labels:
         return []
     rest = re.split(r"->|→|=>", labels[-1].group(1).strip())[-1].strip()
+    same = [m for m in labels if _label_name(m) == _label_name(labels[-1]) and m.group(1).strip()]
+    if rest and len(same) > 1:  # a per-condition table: one label line per row, merged
+        rest = ", ".join(re.split(r"->|→|=>", m.group(1).strip())[-1] for m in same)
     if rest:
         names = re.split(r",|;|\band\b", rest)
     else:

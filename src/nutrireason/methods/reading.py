@@ -107,9 +107,10 @@ def opens_with_hedge(text: str) -> bool:
     """The answer's first sentence opens with a hedge ("This dish could go either way."):
     what follows is weighing, not a committed answer, unless a conclusion or label says
     otherwise."""
-    first = sentences(plain(text))[:1]
-    parts = clauses(first[0]) if first else []
-    return bool(parts) and is_hedge(parts[0])
+    found = sentences(plain(text))
+    parts = clauses(found[0]) if found else []
+    concluded = any(CONCLUDING.match(c) for s in found for c in clauses(s))
+    return bool(parts) and is_hedge(parts[0]) and not concluded
 
 
 def parse_mode(reading: Reading) -> str:
@@ -328,6 +329,15 @@ def committed_clauses(text: str) -> list[str]:
             continue
         parts = clauses(sentence)
         if parts and is_hedge(parts[0]):
-            continue  # "It depends: if ..., a good choice, but if ..., a poor one"
+            # "It depends: if ..., a good choice, but if ..., a poor one" commits to nothing;
+            # "It depends on portion size, but overall I would not recommend it" concludes
+            parts = [c for c in parts[1:] if CONCLUDING.match(c)]
         kept += [c for c in parts if not is_refusal(c) and not is_hedge(c)]
     return kept
+
+
+# A clause that concludes: "Overall, ...", "In the end ...", "Ultimately ..."
+CONCLUDING = re.compile(r"^\W*(?:overall|in\s+conclusion|in\s+summary|to\s+conclude|therefore"
+                        r"|thus|hence|so|bottom\s+line|verdict|final(?:ly)?|all\s+in\s+all"
+                        r"|on\s+balance|conclusion|in\s+short|ultimately|in\s+the\s+end"
+                        r"|on\s+the\s+whole)\b", re.I)
