@@ -29,10 +29,18 @@ class ResponseCache:
             "model TEXT, response TEXT NOT NULL, created REAL NOT NULL)")
         self.hits = 0
         self.misses = 0
+        self.write_errors = 0  # responses the cache could not store (kept in records anyway)
+        self.last_error: str | None = None
 
     def get(self, key: str) -> ModelResponse | None:
-        """The cached response for ``key``, marked ``cached=True``, or None."""
-        row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        """The cached response for ``key``, marked ``cached=True``, or None (also when the
+        cache cannot be read: it is an optimisation, never a reason to fail a sample)."""
+        try:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?",
+                                   (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self.last_error = str(exc)
+            return None
         if row is None:
             self.misses += 1
             return None
@@ -41,12 +49,19 @@ class ResponseCache:
         response.cached = True
         return response
 
-    def put(self, key: str, provider: str, model: str, response: ModelResponse) -> None:
-        """Store a successful response (latest wins)."""
+    def put(self, key: str, provider: str, model: str, response: ModelResponse) -> bool:
+        """Store a successful response (latest wins); False when the cache cannot store it
+        (a full disk, a read-only file): the caller keeps the response all the same."""
         stored = response.model_copy(update={"cached": False})
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
-            (key, provider, model, stored.model_dump_json(), time.time()))
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
+                (key, provider, model, stored.model_dump_json(), time.time()))
+        except (sqlite3.Error, OSError) as exc:
+            self.write_errors += 1
+            self.last_error = str(exc)
+            return False
+        return True
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

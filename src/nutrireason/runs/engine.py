@@ -30,10 +30,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import signal
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,7 @@ class RunSummary:
     refusals: int = 0  # answers that declined (unparseable, reason "refusal")
     # per "method | model | task": [answers cut off, answers], for the >5 % warning
     truncated_by_group: dict[str, list[int]] = field(default_factory=dict)
+    cache_note: str | None = None  # why the response cache could not be used or written
 
 
 @dataclass
@@ -250,7 +252,7 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
                                       else {})
     log = RecordLog(config.out / RECORDS_FILE)
     done = log.open()
-    cache = ResponseCache(config.cache_path) if config.cache else None
+    cache = _open_cache(config, summary)
     states: dict[str, str] = {}
     try:
         pending, done = _pending(tasks, done, config.retry_errors, log)
@@ -258,6 +260,15 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
         states.update({t.key: done[t.key].status for t in tasks if t.key in done})
         write_manifest(config.out, manifest | {"status": "running"})
         await _execute(pending, log, cache, config, summary, states)
+    except OSError as exc:  # the run folder cannot be written (a full disk): stop, resumable
+        summary.interrupted = True
+        _settle(summary, states)
+        _try_manifest(config.out, manifest | {"counts": _counts(summary),
+                                              "status": "interrupted"})
+        raise RunFolderError(
+            f"cannot write the run folder {config.out}: {exc.strerror or exc}; every answer "
+            "recorded before this is kept: free space and run the same command again to "
+            "resume") from exc
     except BaseException as exc:
         _settle(summary, states)
         write_manifest(config.out, manifest | {"counts": _counts(summary)} | _stopped_by(exc))
@@ -265,6 +276,7 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
     finally:
         log.close()
         if cache is not None:
+            _cache_note(cache, summary)
             cache.close()
     _settle(summary, states)
     summary.wall_s = time.perf_counter() - started
@@ -272,6 +284,36 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
     write_manifest(config.out, manifest | {"status": summary.status, "counts": _counts(summary),
                                            "models": models, "summary": _as_dict(summary)})
     return summary
+
+
+class RunFolderError(NutriReasonError):
+    """The run folder could not be written (a full disk, a read-only folder)."""
+
+
+def _try_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    """Write the manifest if the folder allows it; a run that cannot is found on resume."""
+    with suppress(OSError):
+        write_manifest(out, manifest)
+
+
+def _open_cache(config: RunConfig, summary: RunSummary) -> ResponseCache | None:
+    """The response cache, or None (with a note) when it cannot be opened."""
+    if not config.cache:
+        return None
+    try:
+        return ResponseCache(config.cache_path)
+    except (sqlite3.Error, OSError) as exc:
+        summary.cache_note = (f"the response cache could not be opened ({exc}); this run "
+                              "goes on without it")
+        return None
+
+
+def _cache_note(cache: ResponseCache, summary: RunSummary) -> None:
+    if cache.write_errors:
+        summary.cache_note = (f"the response cache could not store {cache.write_errors} "
+                              f"responses ({cache.last_error}); they are kept in the records, "
+                              "and a later run asks the model again for them only if their "
+                              "records are removed")
 
 
 def _recovered(previous: dict[str, Any] | None, lock: RunLock, out: Path) -> str | None:

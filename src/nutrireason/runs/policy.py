@@ -105,7 +105,8 @@ def summary_lines(summary: RunSummary) -> list[str]:
             f"{summary.skipped} already done of {summary.planned}; {summary.model_calls} model "
             f"calls, {summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {summary.out}",
             f"run {summary.status}: {summary.total_ok} ok, {summary.total_errors} errors, "
-            f"{summary.missing} not run of {summary.planned}", *truncation_warnings(summary)]
+            f"{summary.missing} not run of {summary.planned}", *truncation_warnings(summary),
+            *([f"note: {summary.cache_note}"] if summary.cache_note else [])]
 
 
 TRUNCATION_WARN = 0.05  # share of a group's answers cut off above which a run warns
