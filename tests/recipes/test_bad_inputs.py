@@ -105,3 +105,21 @@ def test_artifacts_get_the_umask_permissions(tmp_path):
         assert write_text_atomic(tmp_path / "b.json", "{}").stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(old)
+
+
+@pytest.mark.usefixtures("sr28")
+def test_a_line_the_parser_cannot_read_is_a_named_problem_and_the_build_goes_on(tmp_path):
+    lines = {"over-zero": "1/0 cup oil", "zero-over-zero": "0/0 cup oil",
+             "two-over-zero": "2/0 tbsp sugar", "mixed-over-zero": "1-1/0 cup milk",
+             "one-mb": "1 cup flour " + "and more flour " * 70000}
+    path = corpus(tmp_path, *(record(rid, [line, "2 eggs"]) for rid, line in lines.items()),
+                  record("fine", ["2 cups flour", "1 cup sugar", "2 eggs"]))
+    result = build(path, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    quality = json.loads((tmp_path / "out" / "quality.json").read_text())
+    excluded = {e["id"]: e["reason"] for e in quality["recipes_excluded"]}
+    for rid in ("over-zero", "zero-over-zero", "two-over-zero", "mixed-over-zero"):
+        assert "divides by zero" in excluded[rid], excluded.get(rid)
+    assert "not an ingredient line" in excluded["one-mb"]
+    assert "fine" not in excluded
