@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,23 @@ def _encoding_hint(data: bytes) -> str:
         return f" (the file decodes as {encoding}: convert it, e.g. `iconv -f {encoding} " \
             "-t utf-8`)"
     return ""
+
+
+def check_target_folder(target: str | Path, overwrite: bool = False,
+                        earlier: Callable[[Path], bool] | None = None) -> None:
+    """Refuse to replace what is at ``target``: a file, or a folder that holds anything, unless
+    it is this command's own earlier output (``earlier(target)``) or ``overwrite`` is given. A
+    DataError names the path and says what to do; nothing is written."""
+    target = Path(target)
+    if not target.exists() and not target.is_symlink():
+        return
+    if target.is_symlink() or not target.is_dir():
+        raise DataError(target, "is a file, not a folder; nothing was written",
+                        expected="a new or empty folder")
+    if overwrite or not any(target.iterdir()) or (earlier is not None and earlier(target)):
+        return
+    raise DataError(target, "already holds files; nothing was written",
+                    expected="a new or empty folder, or --overwrite to replace it")
 
 
 @contextmanager

@@ -215,3 +215,36 @@ def test_review_export_and_stats_commands(small_pool, tmp_path):
     missing = runner.invoke(app, ["review", "stats", "--db", str(tmp_path / "none.sqlite")])
     assert missing.exit_code == 1 and "no review database" in missing.output
     assert not Path(tmp_path / "none.sqlite").exists()
+
+
+def test_review_export_never_replaces_a_folder_it_did_not_write(small_pool, tmp_path):
+    from typer.testing import CliRunner
+
+    from nutrireason.cli import app
+
+    store = ReviewStore(tmp_path / "r.sqlite")
+    store.save("fam", "pasta-bake::osteoporosis", "ana", "confirm",
+               {"label": "Rec", "ingredients": []}, {"label": "Rec", "ingredients": [],
+                                                     "note": ""})
+    store.close()
+    runner = CliRunner()
+    db = ["--db", str(tmp_path / "r.sqlite")]
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "main.py").write_text("print('keep me')\n")
+    refused = runner.invoke(app, ["review", "export", str(project), *db])
+    assert refused.exit_code == 1 and "already holds files" in refused.output
+    assert "--overwrite" in refused.output
+    assert (project / "main.py").read_text() == "print('keep me')\n" and (project / ".git").is_dir()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    assert runner.invoke(app, ["review", "export", str(a_file), *db]).exit_code == 1
+    assert a_file.read_text() == "mine"
+    # an earlier export is replaced whole; --overwrite replaces anything
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["review", "export", str(out), *db]).exit_code == 0
+    again = runner.invoke(app, ["review", "export", str(out), *db])
+    assert again.exit_code == 0, again.output
+    forced = runner.invoke(app, ["review", "export", str(project), "--overwrite", *db])
+    assert forced.exit_code == 0, forced.output
+    assert sorted(p.name for p in project.iterdir()) == ["manifest.json", "reviews.jsonl"]

@@ -126,18 +126,23 @@ class ReviewStats:
 class ReviewExport(ReviewStats):
     """What ``review export`` is asked: the folder to write, from which decisions."""
 
-    out: Path = setting("A new folder for reviews.jsonl + manifest.json.", REQUIRED,
+    out: Path = setting("A new folder for reviews.jsonl + manifest.json (an earlier reviews "
+                        "export there is replaced; anything else is refused).", REQUIRED,
                         argument=True)
+    overwrite: bool = setting("Replace whatever folder is at OUT.", False)
 
     def run(self) -> dict[str, Any]:
-        return export(self.db, self.out, self.benchmark)
+        return export(self.db, self.out, self.benchmark, self.overwrite)
 
 
-def export(db: Path | None, out: Path, benchmark: str = "fam") -> dict[str, Any]:
-    from nutrireason.review.export import export_reviews
+def export(db: Path | None, out: Path, benchmark: str = "fam",
+           overwrite: bool = False) -> dict[str, Any]:
+    from nutrireason.io import check_target_folder
+    from nutrireason.review.export import export_reviews, is_reviews_export
 
+    check_target_folder(out, overwrite, earlier=is_reviews_export)
     with existing_store(db) as store:
-        return export_reviews(store, out, benchmark)
+        return export_reviews(store, out, benchmark, overwrite)
 
 
 def stats(db: Path | None, benchmark: str = "fam") -> dict[str, Any]:
