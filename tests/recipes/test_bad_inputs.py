@@ -123,3 +123,23 @@ def test_a_line_the_parser_cannot_read_is_a_named_problem_and_the_build_goes_on(
         assert "divides by zero" in excluded[rid], excluded.get(rid)
     assert "not an ingredient line" in excluded["one-mb"]
     assert "fine" not in excluded
+
+
+@pytest.mark.usefixtures("sr28")
+def test_quantities_the_slicer_would_misread_are_named_problems(tmp_path):
+    lines = {"negative": "-5 cups flour", "exponent": "10^6 g sugar",
+             "doubled": "½½ cup milk"}
+    path = corpus(tmp_path, *(record(rid, [line, "2 eggs"]) for rid, line in lines.items()),
+                  record("huge-servings", ["2 cups flour", "2 eggs"], servings=None) |
+                  {"servings": "1e308"},
+                  record("fine", ["2 cups flour", "1 cup sugar", "2 eggs"]))
+    result = build(path, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    quality = json.loads((tmp_path / "out" / "quality.json").read_text())
+    excluded = {e["id"]: e["reason"] for e in quality["recipes_excluded"]}
+    rejected = {e["id"]: e["problem"] for e in quality["records_rejected_at_load"]}
+    assert "negative quantity '-5'" in excluded["negative"]
+    assert "quantity with an exponent '10^6'" in excluded["exponent"]
+    assert "doubled fraction '½½'" in excluded["doubled"]
+    assert "1e308" in rejected["huge-servings"]
+    assert "fine" not in excluded

@@ -219,7 +219,23 @@ def unreadable_line(text: str) -> str | None:
         return (f"line of {len(text):,} characters, longer than {MAX_LINE_CHARS:,}: not an "
                 "ingredient line")
     zero = ZERO_DENOMINATOR.search(text)
-    return f"quantity {zero.group(0)!r} divides by zero" if zero else None
+    if zero:
+        return f"quantity {zero.group(0)!r} divides by zero"
+    for pattern, what in MISREAD_QUANTITIES:
+        found = pattern.search(text)
+        if found:
+            return f"{what} {found.group(0).strip()!r}"
+    return None
+
+
+# Quantities the slicer would misread rather than refuse ("-5 cups" as 5, "10^6 g" as 60 g,
+# "½½ cup" as 0.048 cup): each is a named problem instead.
+MISREAD_QUANTITIES = (
+    (re.compile(r"^\s*[-−]\d+(?:[.,/]\d+)?"), "negative quantity"),
+    (re.compile(r"\d+(?:\.\d+)?\s*(?:[x×]\s*10\s*)?(?:\^|\*\*)\s*-?\d+"),
+     "quantity with an exponent"),
+    (re.compile(r"[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞]\s*[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞]"), "doubled fraction"),
+)
 
 
 def _parse(text: str) -> ParsedLine:

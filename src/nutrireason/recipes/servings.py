@@ -40,6 +40,10 @@ def parse_yield(text: str) -> float | None:
     return None
 
 
+# "1e308" (read as 1), "-3" (read as 3), "10^6": refused, not misread
+_MISREAD = re.compile(r"\d\s*[eE][+-]?\d|\^|\*\*|(?:^|[^\d\s])\s*[-−]\s*\d")
+
+
 def servings_from(value: Any) -> float | None:
     """Servings from a record field: None stays None; text is read with :func:`parse_yield`
     (unreadable text is None); a count <= 0 or above 500 raises ValueError naming it."""
@@ -47,6 +51,9 @@ def servings_from(value: Any) -> float | None:
         return None
     if isinstance(value, bool):
         raise ValueError(f"servings must be a number or a yield text, not {value!r}")
+    if isinstance(value, str) and _MISREAD.search(value):
+        raise ValueError(f"servings {value!r} is not a plausible count (a negative number, an "
+                         "exponent or scientific notation)")
     count = float(value) if isinstance(value, int | float) else parse_yield(str(value))
     if count is None:
         return None
