@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -32,10 +33,15 @@ def _state(small_pool, tmp_path, token=None) -> ReviewState:
     return ReviewState(items, ReviewStore(tmp_path / "reviews.sqlite"), token)
 
 
+def csrf_of(page: str) -> str:
+    """The CSRF value a page's forms carry (it lives only in the page, never in a cookie)."""
+    return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
 def _signed_in(client: TestClient, name: str = "Ana") -> str:
-    """Open the home page (sets the CSRF cookie) and enter a name; returns the CSRF value."""
-    client.get("/")
-    csrf = client.cookies["nr_csrf"]
+    """Open the home page (sets the HttpOnly session cookie) and enter a name; returns the
+    CSRF value of the page's form."""
+    csrf = csrf_of(client.get("/").text)
     reply = client.post("/reviewer", content=f"name={name}&csrf={csrf}", headers=FORM,
                         follow_redirects=False)
     assert reply.status_code == 303
@@ -180,8 +186,7 @@ def test_a_killed_server_loses_no_saved_decision(small_pool, tmp_path):
     db, port = tmp_path / "reviews.sqlite", _free_port()
     with review_server(["--annotations", str(pool), "--recipes", str(recipes), "--db", str(db)],
                        port), httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
-        client.get("/")
-        csrf = client.cookies["nr_csrf"]
+        csrf = csrf_of(client.get("/").text)
         client.post("/reviewer", content=f"name=Ana&csrf={csrf}", headers=FORM)
         for index in range(4):
             reply = client.post(f"/item/{index}", headers=FORM,

@@ -10,6 +10,7 @@ forms are read (no uploads). Each decision is committed to SQLite before the rep
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from collections import Counter
 from dataclasses import dataclass
@@ -84,9 +85,41 @@ def templates() -> Environment:
                        autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
 
 
+SESSION_COOKIE = "nr_session"
+REVIEWER_COOKIE = "nr_reviewer"
+MAX_NAME = 80
+
+
+def reviewer_name(value: str | None) -> str:
+    """A reviewer's or participant's name as stored: stripped, at most 80 characters, no
+    control characters; "" (not signed in) for anything else, wherever it is read."""
+    name = (value or "").strip()
+    if not name or len(name) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return ""
+    return name
+
+
+def _same_origin(request: Request) -> bool:
+    """An ``Origin`` (or, without one, a ``Referer``) header names this very server: scheme,
+    host and port. A request with neither (not from a browser page) passes."""
+    here = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return origin == here
+    referer = request.headers.get("referer")
+    return referer is None or referer == here or referer.startswith(here + "/")
+
+
 def add_security(app: FastAPI, token: str | None) -> None:
-    """Token (when set) on every request; on every POST a URL-encoded form (no uploads) whose
-    CSRF field matches the browser's cookie (parsed into ``request.state.form``); a strict CSP."""
+    """Token (when set) on every request; on every POST a same-origin URL-encoded form (no
+    uploads) whose CSRF field is the server's signature of the browser's session (parsed into
+    ``request.state.form``); a strict CSP. The session cookie is HttpOnly and the CSRF value
+    lives only in the page, so a page served from another port of the same host (cookies are
+    shared across ports) can read neither; an ``Origin`` from another port is refused."""
+    secret = secrets.token_bytes(32)
+
+    def csrf_for(session: str) -> str:
+        return hmac.new(secret, session.encode("utf-8"), "sha256").hexdigest()
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
@@ -96,29 +129,39 @@ def add_security(app: FastAPI, token: str | None) -> None:
                 return Response("a valid token is required", status_code=403,
                                 media_type="text/plain")
         if request.method == "POST":
+            if not _same_origin(request):
+                return Response("cross-origin request refused", status_code=403,
+                                media_type="text/plain")
             kind = request.headers.get("content-type", "").split(";")[0].strip()
             if kind != "application/x-www-form-urlencoded":
                 return Response("only URL-encoded forms are accepted", status_code=415,
                                 media_type="text/plain")
             form = parse_qs((await request.body()).decode("utf-8"), keep_blank_values=True)
-            sent, cookie = _one(form, "csrf"), request.cookies.get("nr_csrf") or ""
-            if not cookie or not hmac.compare_digest(sent, cookie):
+            sent, session = _one(form, "csrf"), request.cookies.get(SESSION_COOKIE) or ""
+            if not session or not hmac.compare_digest(sent, csrf_for(session)):
                 return Response("CSRF check failed: reload the page", status_code=403,
                                 media_type="text/plain")
             request.state.form = form
         response = await call_next(request)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        # same-origin: the browser names this page's origin on its own form posts (with
+        # no-referrer it sends "Origin: null", which cannot be told from a forged post)
+        response.headers["Referrer-Policy"] = "same-origin"
         if token is not None and request.query_params.get("token"):
             response.set_cookie("nr_token", token, httponly=True, samesite="strict")
-        if not request.cookies.get("nr_csrf"):
-            response.set_cookie("nr_csrf", request.state.csrf, samesite="strict")
+        if request.cookies.get(SESSION_COOKIE) != request.state.session:
+            response.set_cookie(SESSION_COOKIE, request.state.session, httponly=True,
+                                samesite="strict")
         return response
 
     @app.middleware("http")
     async def csrf_value(request: Request, call_next: Any) -> Any:
-        request.state.csrf = request.cookies.get("nr_csrf") or secrets.token_urlsafe(24)
+        session = request.cookies.get(SESSION_COOKIE) or ""
+        if not re.fullmatch(r"[A-Za-z0-9_-]{32}", session):
+            session = secrets.token_urlsafe(24)
+        request.state.session = session
+        request.state.csrf = csrf_for(session)
         return await call_next(request)
 
     @app.get("/static/{name}")
@@ -140,7 +183,7 @@ def create_app(state: ReviewState) -> FastAPI:
         return HTMLResponse(html, status_code=status)
 
     def reviewer_of(request: Request) -> str:
-        return (request.cookies.get("nr_reviewer") or "").strip()
+        return reviewer_name(request.cookies.get(REVIEWER_COOKIE))
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Any:
@@ -150,11 +193,11 @@ def create_app(state: ReviewState) -> FastAPI:
 
     @app.post("/reviewer")
     def set_reviewer(request: Request) -> Any:
-        name = _one(request.state.form, "name").strip()[:80]
+        name = reviewer_name(_one(request.state.form, "name").strip()[:MAX_NAME])
         if not name:
             return page(request, "name.html", 400, error="Enter your name.")
         response = RedirectResponse("/next", status_code=303)
-        response.set_cookie("nr_reviewer", name, samesite="strict")
+        response.set_cookie(REVIEWER_COOKIE, name, httponly=True, samesite="strict")
         return response
 
     def screen(request: Request, name: str, reviewer: str, decided: dict[str, Any],
