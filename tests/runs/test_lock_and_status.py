@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from nutrireason.cli import app
 from nutrireason.errors import DataError
 from nutrireason.runs import load_benchmark, run
+from nutrireason.runs.engine import RunFolderError
 from nutrireason.runs.lock import LOCK_FILE, RunLock, RunLocked
 from nutrireason.runs.manifest import effective_status, read_manifest
 from nutrireason.runs.policy import NO_MODEL, ErrorAllowance, resolve_models
@@ -213,7 +214,7 @@ def test_every_sample_errored_is_failed(tmp_path):
     assert manifest["counts"] == {"planned": 20, "ok": 0, "error": 20, "missing": 0}
 
 
-def test_an_exception_mid_run_leaves_failed_not_running(tmp_path, monkeypatch):
+def test_a_full_disk_mid_run_leaves_interrupted_not_running(tmp_path, monkeypatch):
     append = RecordLog.append
     written = []
 
@@ -224,10 +225,10 @@ def test_an_exception_mid_run_leaves_failed_not_running(tmp_path, monkeypatch):
         append(self, record)
 
     monkeypatch.setattr(RecordLog, "append", disk_full)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(RunFolderError, match="No space.*run the same command again"):
         run(config(tmp_path, concurrency=1))
     manifest = read_manifest(tmp_path / "run")
-    assert manifest["status"] == "failed" and "No space left" in manifest["error"]
+    assert manifest["status"] == "interrupted" and "No space left" in manifest["error"]
     assert manifest["counts"]["ok"] == 5 and manifest["counts"]["missing"] == 15
     assert not (tmp_path / "run" / LOCK_FILE).exists()
 

@@ -264,7 +264,8 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
         summary.interrupted = True
         _settle(summary, states)
         _try_manifest(config.out, manifest | {"counts": _counts(summary),
-                                              "status": "interrupted"})
+                                              "status": "interrupted",
+                                              "error": f"OSError: {exc}"[:2000]})
         raise RunFolderError(
             f"cannot write the run folder {config.out}: {exc.strerror or exc}; every answer "
             "recorded before this is kept: free space and run the same command again to "
