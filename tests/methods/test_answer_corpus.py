@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 FILES = [path for name in ("answer_corpus.yaml", "answer_corpus_extra.yaml",
                            "answer_corpus_holdout.yaml", "answer_corpus_fresh.yaml",
                            "answer_corpus_probe.yaml", "answer_corpus_messy.yaml",
-                           "answer_corpus_check.yaml")
+                           "answer_corpus_check.yaml", "answer_corpus_confirm.yaml")
          if (path := HERE / name).exists()]
 CASES = [(path.name, case) for path in FILES for case in load_graded(path)]
 

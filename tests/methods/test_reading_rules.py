@@ -464,3 +464,21 @@ def test_a_per_condition_table_of_ingredients_is_merged():
             "\n\n**Overall: not recommended**")
     assert read_dish(text).value == {"decision": NOT_REC,
                                      "ingredients": ["soy sauce", "miso paste", "pork belly"]}
+
+
+def test_food_tags_label_and_a_user_needs_line():
+    text = ("Food tags: high_protein, low_carb\nUser needs: low_carb (diabetes), low_sugar "
+            "(diabetes), high protein (High protein diet)")
+    assert set(read_tags(text).value) == {"high_protein", "low_carb"}
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("Neither a clear Yes nor a clear No: the food is high in protein but also high in "
+     "cholesterol.", "hedge"),
+    ("All four dishes could work depending on portion size, so I can't really put them in "
+     "order.", "hedge"),
+    ("I'm not able to assess dishes for specific conditions. Your doctor or a registered "
+     "dietitian should review this recipe with you.", "refusal"),
+])
+def test_more_declines(text, reason):
+    assert read_output(text, lambda t: read_rank(t, TITLES)).reason == reason

@@ -118,7 +118,7 @@ _TAG_TOKEN = re.compile(rf"\s*{_TAG}\s*", re.I)
 # and "Tags:" only at the start of a line, where they head the answer rather than a remark.
 _MARKER_SOURCE = (
     r"(?:\b(?:final\s+)?answer(?:\s+is)?"
-    r"|^[ \t>#*-]*(?:\*\*)?[ \t]*(?:output|(?:nutrient\s+)?tags))"
+    r"|^[ \t>#*-]*(?:\*\*)?[ \t]*(?:output|(?:(?:nutrient|food|food's|the\s+food's)\s+)?tags))"
     r"[ \t]*(?:\*\*[ \t]*:?|:(?:[ \t]*\*\*)?)")
 _MARKER = re.compile(_MARKER_SOURCE, re.I | re.M)
 _REASONING_LABEL = re.compile(r"\b(?:reasoning|explanation|rationale)\s*\**\s*:", re.I)
@@ -142,6 +142,8 @@ _USER_PHRASES = [re.compile(source, re.I | re.M) for source in (
     rf"(?:(?:a|an|the|to|eat|have|foods?)\s+)*{_TAGS}",
     rf"\bdiets?\s+(?:(?:that|which)\s+)?(?:is\s+)?{_TAG}",
     rf"\b(?:user(?:'s)?\s+)?(?:needs?|requirements?|requires|diets?|goals?)\s*:\s*{_TAGS}",
+    r"^[ \t>*-]*(?:the\s+)?user(?:'s)?\s+(?:needs?|requirements?|diets?|conditions?|profile)"
+    r"\s*:[^\n]*",
     rf"(?:\bnot|\bnever|\bnor|n't)\s+(?:(?:very|too|particularly|especially|that|so|overly"
     rf"|really)\s+)?{_TAG}",
     r"\bfor\s+example,?\s+the\s+output\s+is:?[^\n]*?(?:[.!?](?=\s|$)|$)")]

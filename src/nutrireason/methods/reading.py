@@ -283,7 +283,8 @@ _REFUSAL = re.compile(
     rf"(?:[\w'’-]+\s+){{0,2}}{_PROFESSIONAL}"
     r"|\bi'?m\s+sorry\b|\bi\s+apologi[sz]e\b|\bunable\s+to\s+(?:provide|give|help)\b"
     rf"|{_PROFESSIONAL}s?\s+(?:should|can|could|would|must|is\s+best\s+placed\s+to)\s+(?:\w+\s+)?"
-    r"(?:make|decide|advise|assess|guide|determine|help|answer)\b", re.I)
+    r"(?:make|decide|advise|assess|guide|determine|help|answer|review|check|evaluate"
+    r"|look)\b", re.I)
 _HEDGE = re.compile(
     r"\bit\s+(?:really\s+|all\s+)?depends\b|\bdepends\s+(?:on|upon|heavily|largely|entirely)\b"
     r"|\bdepending\s+on\s+(?:whether|if|how|which)\b"
@@ -293,13 +294,15 @@ _HEDGE = re.compile(
     r"|difficult\s+to|not\s+able\s+to)\s+(?:\w+\s+){0,2}?(?:say|determine|tell|decide|judge"
     r"|conclude|be\s+sure|rank|choose|order|pick|compare|call|assess|evaluate|judge"
     r"|pin\s+down|narrow\s+(?:it\s+)?down|settle\s+on|commit\s+to"
+    r"|put\s+(?:them|these|the\s+dishes|it)\s+in\s+(?:any\s+|an\s+)?order"
     r"|(?:give|provide|offer)\s+(?:you\s+)?an?\s+(?:definitive|definite|clear|simple|single"
     r"|straight|firm|conclusive|certain))\b"
     r"|\b(?:not|in)sufficient\s+(?:enough\s+)?(?:information|data|detail)"
     r"|\bnot\s+enough\s+(?:information|data|detail)|\bmore\s+(?:information|details?|context)"
     r"\s+(?:is|are|would\s+be)\s+needed\b|\bno\s+(?:clear|definitive|single)\s+answer\b"
     r"|\bwhether\b.*\b(?:depends|unclear|varies)\b|\bvaries\s+(?:by|with|depending)\b"
-    r"|\bneither\s+clearly\b|\bcannot\s+be\s+(?:clearly\s+)?(?:determined|ranked|decided)\b", re.I)
+    r"|\bneither\s+clearly\b|\bneither\s+(?:a\s+)?(?:clear\s+)?yes\s+nor\b"
+    r"|\bcannot\s+be\s+(?:clearly\s+)?(?:determined|ranked|decided)\b", re.I)
 
 
 def is_refusal(text: str) -> bool:
