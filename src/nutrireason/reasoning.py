@@ -36,7 +36,6 @@ _CLOSE = re.compile(rf"<\s*/\s*(?:{_TAGS})\s*>", re.I)
 _HARMONY_FINAL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>\s*\w+\s*)?<\|message\|>",
                             re.I)
 _HARMONY_CHANNEL = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)", re.I)
-_HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*?(?=<\|start\|>|$)", re.S)
 _HARMONY_TOKEN = re.compile(r"<\|[a-z_]+\|>", re.I)
 # gpt-oss output read with the special tokens stripped: "analysis...assistantfinal...".
 _STRIPPED_ANALYSIS = re.compile(r"^\s*analysis(?=\S)", re.I)

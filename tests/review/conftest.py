@@ -4,7 +4,13 @@ where a build must run on it)."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,6 +47,30 @@ POOL = [
      "rec": [_entry("hypertension", ["lentils"]), _entry("type_2_diabetes", ["lentils"])],
      "not_rec": [_entry("gout", ["lentils"])], "excluded_entries": []},
 ]
+
+
+@contextmanager
+def served_app(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on 127.0.0.1 (a free port) in a thread; yields its URL and
+    stops it after."""
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not server.started and time.monotonic() < end:
+        time.sleep(0.1)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ reviews file; the inter-reviewer kappa equals scikit-learn's on the same decisio
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
 
@@ -24,6 +21,7 @@ from nutrireason.review.stats import review_stats  # noqa: E402
 from nutrireason.review.store import ReviewStore  # noqa: E402
 from nutrireason.reviewfile import read_reviews  # noqa: E402
 from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
+from tests.review.conftest import served_app  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -38,20 +36,8 @@ def served(fam_pool, recipe_build, tmp_path_factory):
                        canonical_namer())
     db = tmp_path_factory.mktemp("review") / "reviews.sqlite"
     state = ReviewState(items, ReviewStore(db))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(state), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not server.started and time.monotonic() < end:
-        time.sleep(0.1)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}", state
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served_app(create_app(state)) as url:
+        yield url, state
     state.store.close()
 
 

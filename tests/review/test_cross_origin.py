@@ -9,9 +9,7 @@ nothing reaches the database.
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -24,6 +22,7 @@ from nutrireason.review.app import ReviewState, create_app  # noqa: E402
 from nutrireason.review.items import load_items  # noqa: E402
 from nutrireason.review.store import ReviewStore  # noqa: E402
 from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
+from tests.review.conftest import served_app  # noqa: E402
 from tests.review.test_app import FORM, _signed_in  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -41,12 +40,6 @@ document.getElementById("seen").textContent = document.cookie;
 document.getElementById("csrf").value = found ? found[1] : "unknown";
 document.getElementById("forged").submit();
 </script></body></html>"""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _state(small_pool, tmp_path) -> ReviewState:
@@ -77,15 +70,14 @@ def _attack_server(page: str) -> ThreadingHTTPServer:
 def test_a_post_from_another_port_is_refused_in_chromium(small_pool, tmp_path):
     sync_playwright = _playwright()
     state = _state(small_pool, tmp_path)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(state), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not server.started and time.monotonic() < end:
-        time.sleep(0.1)
-    target = f"http://127.0.0.1:{port}"
+    with served_app(create_app(state)) as target:
+        _forge_from_another_port(sync_playwright, target)
+    assert [d for d in state.store.decisions() if d.reviewer == "Victim"] == []
+    state.store.close()
+
+
+def _forge_from_another_port(sync_playwright, target: str) -> None:
+    """The victim signs in at ``target``, then opens the forging page of another port."""
     attack = _attack_server(ATTACK.format(target=target))
     try:
         with sync_playwright() as pw:
@@ -107,10 +99,6 @@ def test_a_post_from_another_port_is_refused_in_chromium(small_pool, tmp_path):
                 browser.close()
     finally:
         attack.shutdown()
-        server.should_exit = True
-        thread.join(timeout=10)
-    assert [d for d in state.store.decisions() if d.reviewer == "Victim"] == []
-    state.store.close()
 
 
 def test_a_valid_token_from_another_origin_is_still_refused(small_pool, tmp_path):

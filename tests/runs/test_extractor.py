@@ -46,15 +46,20 @@ def extractor(request) -> str:
     return "No" if "negative" in text else "NONE"
 
 
-def test_the_extractor_reads_only_unread_answers_and_both_scores_are_reported(tmp_path):
+def run_with_extractor(tmp_path):
+    """Every question of ANSWERS run with the scripted model and extractor, into tmp/run."""
     register("extractor-model", model)
     register("extractor-checker", extractor)
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps(item(n, q)) + "\n"
                              for n, q in enumerate(ANSWERS, start=1)))
-    summary = run(RunConfig(benchmark=items, out=tmp_path / "run", methods=["plain"],
-                            models=["scripted/extractor-model"], progress=False, cache=False,
-                            extractor="scripted/extractor-checker"))
+    return run(RunConfig(benchmark=items, out=tmp_path / "run", methods=["plain"],
+                         models=["scripted/extractor-model"], progress=False, cache=False,
+                         extractor="scripted/extractor-checker"))
+
+
+def test_the_extractor_reads_only_unread_answers_and_both_scores_are_reported(tmp_path):
+    summary = run_with_extractor(tmp_path)
     assert summary.total_ok == 5
     records = {r.item_id: r for r in read_records(tmp_path / "run" / "records.jsonl")}
     first = records["q1"]
@@ -93,14 +98,7 @@ def test_the_cli_takes_the_extractor(tmp_path):
 
 
 def test_the_report_shows_both_scores(tmp_path):
-    register("extractor-model", model)
-    register("extractor-checker", extractor)
-    items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps(item(n, q)) + "\n"
-                             for n, q in enumerate(ANSWERS, start=1)))
-    run(RunConfig(benchmark=items, out=tmp_path / "run", methods=["plain"],
-                  models=["scripted/extractor-model"], progress=False, cache=False,
-                  extractor="scripted/extractor-checker"))
+    run_with_extractor(tmp_path)
     runner = CliRunner()
     assert runner.invoke(app, ["score", str(tmp_path / "run"), "--bootstrap", "0"]).exit_code == 0
     result = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "r")])

@@ -36,8 +36,10 @@ from nutrireason.methods.fam_prompts import (
     PROPOSE_SYSTEM,
     condition_question,
     condition_reference,
+    dish_value,
     parse_proposal,
     payload_text,
+    rank_value,
     read_dish,
     read_rank,
     system_prompt,
@@ -151,7 +153,7 @@ class FamMethod(Method):
         messages = self._messages("dish", payload, images, what, images_root)
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         reading = read_response(response, read_dish)
-        parsed = reading.value if reading.ok else {"decision": None, "ingredients": []}
+        parsed = dish_value(reading)
         return parsed, {"parse_mode": parse_mode(reading), "reading": reading.audit()}
 
     async def _rank(self, item: dict[str, Any], backend: Generator) -> Prediction:
@@ -163,7 +165,7 @@ class FamMethod(Method):
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         titles = {k: str(v.get("title") or "") for k, v in item["dishes"].items()}
         reading = read_response(response, lambda final: read_rank(final, titles))
-        parsed = reading.value if reading.ok else {"ranking": []}
+        parsed = rank_value(reading)
         decisions, modes, readings = {}, {}, {}
         for letter in LETTERS:
             answer, how = await self.judge(

@@ -566,11 +566,17 @@ def read_dish(text: str) -> Reading:
 def parse_dish(text: str) -> tuple[dict[str, Any], str]:
     """({"decision", "ingredients"}, parse_mode) from a dish-level answer."""
     reading = read_dish_output(text)
-    return _dish_value(reading), parse_mode(reading)
+    return dish_value(reading), parse_mode(reading)
 
 
-def _dish_value(reading: Reading) -> dict[str, Any]:
+def dish_value(reading: Reading) -> dict[str, Any]:
+    """The parsed dish-level answer: the reading's value, or no decision when it has none."""
     return reading.value if reading.ok else {"decision": None, "ingredients": []}
+
+
+def rank_value(reading: Reading) -> dict[str, Any]:
+    """The parsed ranking: the reading's value, or an empty ranking when it has none."""
+    return reading.value if reading.ok else {"ranking": []}
 
 
 def read_dish_output(text: str | None, reasoning: str | None = None,
@@ -971,4 +977,4 @@ def read_rank_output(text: str | None, titles: dict[str, str] | None = None,
 def parse_rank(text: str, titles: dict[str, str] | None = None) -> tuple[dict[str, Any], str]:
     """({"ranking"}, parse_mode) from a ranking answer."""
     reading = read_rank_output(text, titles)
-    return (reading.value if reading.ok else {"ranking": []}), parse_mode(reading)
+    return rank_value(reading), parse_mode(reading)

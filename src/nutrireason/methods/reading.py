@@ -25,8 +25,6 @@ from typing import Any
 from nutrireason.models.types import ModelResponse
 from nutrireason.reasoning import Split, split_reasoning
 
-REASONS = ("truncated", "refusal", "hedge", "no_answer")
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -107,9 +105,9 @@ def opens_with_hedge(text: str) -> bool:
     """The answer's first sentence opens with a hedge ("This dish could go either way."):
     what follows is weighing, not a committed answer, unless a conclusion or label says
     otherwise."""
-    found = sentences(plain(text))
-    parts = clauses(found[0]) if found else []
-    concluded = any(CONCLUDING.match(c) for s in found for c in clauses(s))
+    said = sentences(plain(text))
+    parts = clauses(said[0]) if said else []
+    concluded = any(CONCLUDING.match(c) for s in said for c in clauses(s))
     return bool(parts) and is_hedge(parts[0]) and not concluded
 
 

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -181,11 +181,11 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
     extracted = with_extractor(records)
     if extracted is not None:
         alternate = score_records(extracted, run=run, bootstrap=bootstrap, seed=seed)
+        read = Counter((r.method, r.model, _task(r), _level(r)) for r in extracted
+                       if r.extra.get("read_by_extractor"))
         data["with_extractor"] = [
             {k: g[k] for k in ("method", "model", "task", "level", "n", "metrics")}
-            | {"extracted": sum(1 for r in extracted if r.extra.get("read_by_extractor") and
-                                (r.method, r.model, _task(r), _level(r)) ==
-                                (g["method"], g["model"], g["task"], g["level"]))}
+            | {"extracted": read[(g["method"], g["model"], g["task"], g["level"])]}
             for g in alternate["groups"]]
     return Scores(data, [samples[i] for i in range(len(records))])
 
