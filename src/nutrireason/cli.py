@@ -225,13 +225,14 @@ def run_command(request: RunRequest) -> None:
 def merge_command(
     run_dirs: Annotated[list[Path], arg("Finished run folders of one run (shards, pieces).")],
     out: Annotated[Path, opt("The merged run folder (new or empty).")],
+    overwrite: Annotated[bool, opt("Replace whatever folder is at OUT.")] = False,
 ) -> None:
     """Join the folders of one run (its --shard K/N parts, or --offset/--limit pieces) into one
     folder: same config and benchmark fingerprint required, overlapping samples kept once,
     different answers for one sample refused; prints coverage and missing shards."""
     from nutrireason.runs.merge import merge_runs, report_lines
 
-    report = merge_runs(list(run_dirs), out)
+    report = merge_runs(list(run_dirs), out, overwrite)
     for line in report_lines(report):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 

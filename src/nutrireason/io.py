@@ -41,7 +41,9 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     The artifact gets the umask's permissions (``mkstemp`` alone would leave it 0600)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(target), suffix=".tmp",
+                               dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -78,11 +80,15 @@ def _encoding_hint(data: bytes) -> str:
     return ""
 
 
+OVERWRITE_HINT = "a new or empty folder, or --overwrite to replace it"
+
+
 def check_target_folder(target: str | Path, overwrite: bool = False,
-                        earlier: Callable[[Path], bool] | None = None) -> None:
+                        earlier: Callable[[Path], bool] | None = None,
+                        expected: str = OVERWRITE_HINT) -> None:
     """Refuse to replace what is at ``target``: a file, or a folder that holds anything, unless
     it is this command's own earlier output (``earlier(target)``) or ``overwrite`` is given. A
-    DataError names the path and says what to do; nothing is written."""
+    DataError names the path and says what to do (``expected``); nothing is written."""
     target = Path(target)
     if not target.exists() and not target.is_symlink():
         return
@@ -91,8 +97,19 @@ def check_target_folder(target: str | Path, overwrite: bool = False,
                         expected="a new or empty folder")
     if overwrite or not any(target.iterdir()) or (earlier is not None and earlier(target)):
         return
-    raise DataError(target, "already holds files; nothing was written",
-                    expected="a new or empty folder, or --overwrite to replace it")
+    raise DataError(target, "already holds files; nothing was written", expected=expected)
+
+
+@contextmanager
+def write_folder(target: str | Path, overwrite: bool = False,
+                 earlier: Callable[[Path], bool] | None = None,
+                 expected: str = OVERWRITE_HINT) -> Iterator[Path]:
+    """The one way a command writes a whole folder: refuse what is at ``target`` (see
+    :func:`check_target_folder`), then fill a fresh folder that takes its place only when
+    whole (:func:`atomic_folder`)."""
+    check_target_folder(target, overwrite, earlier, expected)
+    with atomic_folder(target) as folder:
+        yield folder
 
 
 @contextmanager
@@ -100,10 +117,13 @@ def atomic_folder(target: str | Path) -> Iterator[Path]:
     """Yield a fresh folder beside ``target`` to fill; on success it takes ``target``'s place
     (an existing ``target`` is moved aside, and removed once the new folder is in; it comes
     back if that fails). On an error the fresh folder is removed and ``target`` is left as it
-    was. The folder gets the umask's permissions (``mkdtemp`` alone would leave it 0700)."""
+    was; the temporaries a killed write left beside ``target`` are removed by the next write.
+    The folder gets the umask's permissions (``mkdtemp`` alone would leave it 0700)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    remove_stale_temporaries(target)
+    fresh = Path(tempfile.mkdtemp(prefix=_temporary_prefix(target), suffix=".tmp",
+                                  dir=target.parent))
     try:
         yield fresh
         fresh.chmod(dir_mode())
@@ -111,6 +131,54 @@ def atomic_folder(target: str | Path) -> Iterator[Path]:
     finally:
         if fresh.exists():
             shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _temporary_prefix(target: Path) -> str:
+    """Temporaries beside ``target`` are named ``.<name>.<pid>.<random>.tmp`` (``.old`` for a
+    folder moved aside), so a later write can tell a killed writer's from a live one's."""
+    return f".{target.name}.{os.getpid()}."
+
+
+_TEMPORARY = re.compile(r"\.(?P<pid>\d+)\.[^.]+\.tmp(?:\.old)?$")
+
+
+def remove_stale_temporaries(target: str | Path) -> list[Path]:
+    """Remove the temporaries beside ``target`` (files or folders) that a write killed before
+    it finished left behind: those whose writing process is gone. Return what was removed."""
+    target = Path(target)
+    prefix = f".{target.name}"
+    removed = []
+    try:
+        beside = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    for path in beside:
+        if not path.name.startswith(prefix):
+            continue
+        found = _TEMPORARY.match(path.name[len(prefix):])
+        if found is None or process_alive(int(found["pid"])):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def process_alive(pid: Any) -> bool:
+    """Whether ``pid`` is a running process on this host (one we may not signal counts)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def _swap_in(fresh: Path, target: Path) -> None:

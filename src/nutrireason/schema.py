@@ -88,8 +88,12 @@ def record_key(item_id: str, method: str, model: str) -> str:
     return f"{item_id}::{method}::{model}"
 
 
-def read_records_bytes(data: bytes, path: Path) -> dict[str, Record]:
-    """Parse complete JSONL lines; a malformed line is an error naming file and line."""
+def read_records_bytes(data: bytes, path: Path,
+                       conflicts: list[str] | None = None) -> dict[str, Record]:
+    """Parse complete JSONL lines (the last record of a key wins); a malformed line is an error
+    naming file and line. ``conflicts`` gets a line for each key answered twice with different
+    answers (see :func:`answers_differ`), so the caller can report what the last-wins rule
+    decided."""
     records: dict[str, Record] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -98,8 +102,19 @@ def read_records_bytes(data: bytes, path: Path) -> dict[str, Record]:
             record = Record.model_validate_json(line)
         except ValueError as exc:
             raise DataError(path, f"line {number} is not a valid record: {exc}") from exc
+        earlier = records.get(record.key)
+        if conflicts is not None and earlier is not None and answers_differ(earlier, record):
+            conflicts.append(f"{record.key!r} (line {number}: parsed {record.parsed!r}; an "
+                             f"earlier line: parsed {earlier.parsed!r})")
         records[record.key] = record
     return records
+
+
+def answers_differ(one: Record, other: Record) -> bool:
+    """Two finished records of one sample that give different answers (errors give none)."""
+    return one.status == other.status == "ok" and (
+        (one.parsed, one.parse_ok, one.responses) != (other.parsed, other.parse_ok,
+                                                      other.responses))
 
 
 def read_records(path: str | Path) -> list[Record]:

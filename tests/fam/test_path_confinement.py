@@ -143,15 +143,11 @@ def test_image_url_reads_only_inside_the_instance_folder(folders, no_network):
         assert "dish-00042" in str(error) and repr(value) in str(error) and reason in str(error)
 
 
-def test_an_instance_without_a_folder_needs_an_absolute_path_without_dotdot(folders):
+def test_without_an_images_folder_no_image_is_read(folders):
     images, secret = folders
-    assert image_url(str(images / "soup.png"), "d", None).startswith("data:image/png")
-    for value in ("soup.png", f"{images}/../../secret.png"):
-        with pytest.raises(ModelError, match="refused"):
+    for value in (str(images / "soup.png"), "soup.png", str(secret)):
+        with pytest.raises(ModelError, match="no images folder"):
             image_url(value, "d", None)
-    (images / "pie.png").symlink_to(secret)
-    with pytest.raises(ModelError, match="outside the images folder"):
-        image_url(str(images / "pie.png"), "d", None)
 
 
 def test_has_images_applies_the_same_confinement(folders):
@@ -185,7 +181,7 @@ def test_a_run_records_refused_images_as_item_errors_and_sends_nothing(folders, 
     bench.write_text("".join(json.dumps(i) + "\n" for i in items))
     run(RunConfig(benchmark=bench, out=tmp_path / "run", methods=["fam-baseline[text+image]"],
                   models=["scripted/path-confinement-spy"], concurrency=1, cache=False,
-                  progress=False))
+                  progress=False, images=images))
     assert sent == []
     records = {r["item_id"]: r for r in map(json.loads,
                                              (tmp_path / "run" / RECORDS_FILE).read_text()
@@ -315,3 +311,62 @@ def test_images_in_the_folder_reach_the_model_as_data_urls(fam_pool, recipe_buil
         png(item["recipe_id"]) for item in items[:3])
     records = _lines(tmp_path / "run" / RECORDS_FILE)
     assert [r["status"] for r in records] == ["ok"] * 3
+
+
+# --------------------------------------------------------------------------- forged images_root
+
+
+def test_a_forged_images_root_in_the_benchmark_file_is_never_used(folders, tmp_path):
+    """An edited item says ``images_root: /`` and names a file outside the run's folder: the
+    run replaces the item's folder with its own (here none, then the real one) and sends
+    nothing outside it."""
+    images, secret = folders
+    sent: list[ChatRequest] = []
+    register("forged-root-spy", lambda r: sent.append(r) or '{"decision": "recommend"}')
+    item = dish_item(1, CABBAGE, "hypertension", REC, ["cabbage"], image=str(secret))
+    item["images_root"] = "/"
+    bench = tmp_path / "items.jsonl"
+    bench.write_text(json.dumps(item) + "\n")
+    for root, reason in ((None, "no images folder"), (images, "outside the images folder")):
+        out = tmp_path / f"run-{reason.split()[0]}"
+        run(RunConfig(benchmark=bench, out=out, methods=["fam-baseline[text+image]"],
+                      models=["scripted/forged-root-spy"], concurrency=1, cache=False,
+                      progress=False, images=root))
+        record = json.loads((out / RECORDS_FILE).read_text())
+        assert record["status"] == "error" and reason in record["error"]["message"]
+    assert sent == []
+
+
+def test_run_takes_the_images_folder_from_the_build_not_from_an_edited_item(
+        fam_pool, recipe_build, tmp_path):
+    images = tmp_path / "data" / "images"
+    images.mkdir(parents=True)
+    for recipe_id in _pool_ids(fam_pool):
+        (images / f"{recipe_id}.png").write_bytes(png(recipe_id))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "private.png").write_bytes(png("private"))
+    out = tmp_path / "bench"
+    built = CliRunner().invoke(app, ["fam", "build", "--annotations", str(fam_pool),
+                                     "--recipes", str(recipe_build), "--out", str(out),
+                                     "--images", str(images), "--dish-size", "20",
+                                     "--rank-size", "8"])
+    assert built.exit_code == 0, built.output
+    items = _lines(out / "dish.jsonl")
+    items[0] |= {"images_root": str(elsewhere), "image": str(elsewhere / "private.png")}
+    _write_lines(out / "dish.jsonl", items)
+    command = ["run", "fam", "--task", "dish", "--input", "text+image", "--benchmark-dir",
+               str(out), "--limit", "2", "--no-progress", "--no-cache", "--model",
+               "scripted/echo"]
+    result = CliRunner().invoke(app, [*command, "--out", str(tmp_path / "run")])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "1 of 2 items have no local image file" in message
+    assert items[0]["id"] in message and not (tmp_path / "run").exists()
+    # --images names the folder explicitly: the forged item is still outside it
+    result = CliRunner().invoke(app, [*command, "--out", str(tmp_path / "run"),
+                                      "--images", str(images)])
+    assert result.exit_code == 1 and "1 of 2 items" in " ".join(result.output.split())
+    # an --images folder that does not exist is named
+    result = CliRunner().invoke(app, [*command, "--out", str(tmp_path / "run"),
+                                      "--images", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1 and "images folder not found" in result.output

@@ -116,7 +116,7 @@ def test_an_existing_folder_is_refused_and_left_alone(fam_build, tmp_path):
     out = tmp_path / "taken"
     out.mkdir()
     (out / "mine.txt").write_text("keep me")
-    with pytest.raises(DataError, match="not an empty folder"):
+    with pytest.raises(DataError, match="already holds files"):
         export_hf([fam_build], out)
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
 
@@ -142,7 +142,12 @@ def test_export_hf_through_the_cli(fam_build, tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (out / "data").iterdir()) == ["dish", "rank"]
     result = CliRunner().invoke(app, ["export", "hf", str(fam_build), "--out", str(out)])
-    assert result.exit_code == 1 and "not an empty folder" in " ".join(result.output.split())
+    assert result.exit_code == 1 and "already holds files" in " ".join(result.output.split())
+    (out / "stale.txt").write_text("from before")
+    result = CliRunner().invoke(app, ["export", "hf", str(fam_build), "--out", str(out),
+                                      "--overwrite"])
+    assert result.exit_code == 0, result.output
+    assert not (out / "stale.txt").exists() and (out / "README.md").is_file()
 
 
 def test_food_nodes_carry_the_name_the_questions_use(ngqa_build, tmp_path):

@@ -21,7 +21,9 @@ from lm_eval import simple_evaluate  # noqa: E402
 from lm_eval.api.model import LM  # noqa: E402
 from lm_eval.tasks import TaskManager  # noqa: E402
 from lm_eval.tasks._yaml_loader import load_yaml  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
 
+from nutrireason.cli import app  # noqa: E402
 from nutrireason.errors import DataError  # noqa: E402
 from nutrireason.interop.lm_eval_export import (  # noqa: E402
     FAM_MODES,
@@ -242,9 +244,14 @@ def test_a_missing_build_is_named_and_nothing_is_left_behind(ngqa_build: Path,
 def test_a_folder_that_is_not_an_export_is_never_replaced(ngqa_build: Path, fam_build: Path,
                                                           tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep", encoding="utf-8")
-    with pytest.raises(DataError, match="not an earlier lm-eval export"):
+    with pytest.raises(DataError, match="already holds files.*an earlier lm-eval export"):
         export_lm_eval(tmp_path, ngqa_build=ngqa_build, fam_build=fam_build)
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+    result = CliRunner().invoke(app, ["export", "lm-eval", str(tmp_path), "--ngqa-build",
+                                      str(ngqa_build), "--fam-build", str(fam_build),
+                                      "--overwrite"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "mine.txt").exists() and (tmp_path / "README.md").is_file()
 
 
 def test_an_earlier_export_is_replaced_whole(exported: Path, ngqa_build: Path,

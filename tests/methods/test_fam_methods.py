@@ -181,7 +181,7 @@ def fake_answer(body: dict[str, Any]) -> str:
 def http_config(tmp_path: Path, url: str, bench: Path, methods: list[str]) -> RunConfig:
     return RunConfig(benchmark=bench, out=tmp_path / "run", methods=methods,
                      models=[f"openai-compatible/fake-vlm@{url}"], concurrency=1, cache=False,
-                     progress=False)
+                     progress=False, images=tmp_path / "images")
 
 
 def image_parts(message: dict[str, Any]) -> list[dict[str, Any]]:

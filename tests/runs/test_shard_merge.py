@@ -238,10 +238,10 @@ def test_an_existing_non_empty_out_is_refused_and_left_alone(tmp_path, bench):
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     before = listing(tmp_path)
-    with pytest.raises(DataError, match="merged.*not empty"):
+    with pytest.raises(DataError, match="merged.*already holds files"):
         merge_runs(pieces, out)
     assert listing(tmp_path) == before and (out / "notes.txt").read_text() == "mine"
-    with pytest.raises(DataError, match="not empty"):
+    with pytest.raises(DataError, match="already holds files"):
         merge_runs(pieces, pieces[0])
 
 

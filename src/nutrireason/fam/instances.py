@@ -198,23 +198,18 @@ def find_image(recipe_id: str, record: dict[str, Any], images: Path | None) -> s
 
 
 def confined_image(value: str | None, root: str | Path | None) -> Path:
-    """The local file an instance's image names, resolved, inside the instance's images folder
-    (``images_root``; for an instance without one, the file's own folder, named without ``..``).
-    ImageRefused says why not: no file, a URL, or a path leading outside the folder."""
+    """The local file an instance's image names, resolved, inside the images folder ``root``
+    (a run's ``--images`` or the build's; never one an item names for itself). ImageRefused
+    says why not: no folder, no file, a URL, or a path leading outside the folder."""
     if not isinstance(value, str) or not value.strip():
         raise ImageRefused("no local image file")
     if is_url(value):
         raise ImageRefused("a URL: images are never fetched, only local files are sent")
-    path = Path(value)
     if root is None:
-        if not path.is_absolute() or ".." in path.parts:
-            raise ImageRefused("not an absolute path and the instance names no images folder")
-        base = path.parent
-    else:
-        base = Path(root)
-        path = base / path
-    base = base.resolve()
-    resolved = _confine(path, base)
+        raise ImageRefused("no images folder: give the run --images DIR, or build with "
+                           "`fam build --images DIR`")
+    base = Path(root).resolve()
+    resolved = _confine(base / value, base)
     if resolved is None:
         raise ImageRefused(f"outside the images folder {base}")
     if not resolved.is_file():

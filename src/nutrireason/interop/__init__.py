@@ -30,12 +30,14 @@ class HfExport:
     builds: list[Path] | None = setting("Built benchmark folders (default: the NGQA and "
                                         "FAM-Bench builds in the data home).", argument=True)
     out: Path = setting("A new folder for the dataset.", Path("nutrireason-hf"))
+    overwrite: bool = setting("Replace whatever folder is at OUT.", False)
 
     def run(self) -> Any:
         """The export (its ``configs``), by :func:`~nutrireason.interop.hf.export_hf`."""
         from nutrireason.interop.hf import default_builds, export_hf
 
-        return export_hf(list(self.builds) if self.builds else default_builds(), self.out)
+        return export_hf(list(self.builds) if self.builds else default_builds(), self.out,
+                         self.overwrite)
 
 
 @dataclass
@@ -45,12 +47,14 @@ class LmEvalExport:
     out: Path = setting("A new folder for the task files.", REQUIRED, argument=True)
     ngqa_build: Path | None = setting("NGQA build (default: the data home's).")
     fam_build: Path | None = setting("FAM-Bench build (default: the data home's).")
+    overwrite: bool = setting("Replace whatever folder is at OUT (an earlier lm-eval export "
+                              "is replaced without it).", False)
 
     def run(self) -> list[Path]:
         """The files written (:func:`~nutrireason.interop.lm_eval_export.export_lm_eval`)."""
         from nutrireason.interop.lm_eval_export import export_lm_eval
 
-        return export_lm_eval(self.out, self.ngqa_build, self.fam_build)
+        return export_lm_eval(self.out, self.ngqa_build, self.fam_build, self.overwrite)
 
 
 @dataclass

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from nutrireason.errors import DataError, MissingDependency
 from nutrireason.interop import default_build
-from nutrireason.io import atomic_folder, read_json_object, read_jsonl
+from nutrireason.io import check_target_folder, read_json_object, read_jsonl, write_folder
 from nutrireason.schema import get_benchmark
 
 SPLIT = "test"
@@ -229,14 +229,14 @@ def config_table(columns: tuple[str, ...], items: list[dict[str, Any]], path: Pa
 # --------------------------------------------------------------------------- writing
 
 
-def export_hf(builds: list[Path], out: Path) -> HfExport:
+def export_hf(builds: list[Path], out: Path, overwrite: bool = False) -> HfExport:
     """Export the benchmark folders ``builds`` (NGQA and/or FAM-Bench, at most one of each)
-    as a Hugging Face dataset folder ``out`` (new or empty)."""
+    as a Hugging Face dataset folder ``out`` (new or empty; anything with ``overwrite``)."""
     if not builds:
         raise DataError(None, "no built benchmark to export",
                         expected="run `nutrireason ngqa build` / `fam build`, or name a build")
     out = Path(out)
-    _check_out(out)
+    check_target_folder(out, overwrite)
     export = HfExport(out)
     for build in builds:
         kind = build_kind(Path(build))
@@ -244,18 +244,12 @@ def export_hf(builds: list[Path], out: Path) -> HfExport:
             raise DataError(build, f"a second {kind} build (the first is {export.builds[kind]})",
                             expected="at most one NGQA and one FAM-Bench build")
         export.builds[kind] = Path(build)
-    with atomic_folder(out) as folder:
+    with write_folder(out, overwrite) as folder:
         for kind, build in export.builds.items():
             for name, task, level, path in config_files(kind, build):
                 export.configs.append(_write_config(folder, kind, name, task, level, path))
         (folder / "README.md").write_text(dataset_card(export), encoding="utf-8")
     return export
-
-
-def _check_out(out: Path) -> None:
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise DataError(out, "already exists and is not an empty folder; nothing was exported",
-                        field="--out", expected="a new (or empty) folder")
 
 
 def _write_config(folder: Path, kind: str, name: str, task: str, level: str,

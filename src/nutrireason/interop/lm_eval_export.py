@@ -45,7 +45,7 @@ import yaml
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
 from nutrireason.interop import default_build
-from nutrireason.io import atomic_folder
+from nutrireason.io import check_target_folder, write_folder
 from nutrireason.methods.base import Method, Prediction, get_method
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
 from nutrireason.schema import (
@@ -377,34 +377,31 @@ def render(entries: Sequence[TaskEntry]) -> dict[str, str]:
     return files
 
 
-def _replaceable(out: Path) -> bool:
-    """A folder that may be replaced: absent, empty, or an earlier export."""
-    if not out.exists():
-        return True
-    if not out.is_dir():
-        return False
+REPLACEABLE = "a new or empty folder, an earlier lm-eval export, or --overwrite to replace it"
+
+
+def is_lm_eval_export(out: Path) -> bool:
+    """``out`` is an earlier lm-eval export (its README says so)."""
     readme = out / "README.md"
-    return not any(out.iterdir()) or (
-        readme.is_file() and readme.read_text(encoding="utf-8").startswith(README_HEAD))
+    return readme.is_file() and readme.read_text(encoding="utf-8").startswith(README_HEAD)
 
 
-def _write_folder(out: Path, files: dict[str, str]) -> list[Path]:
+def _write_folder(out: Path, files: dict[str, str], overwrite: bool = False) -> list[Path]:
     """Write ``files`` into a fresh folder that then replaces ``out``."""
-    with atomic_folder(out) as folder:
+    with write_folder(out, overwrite, earlier=is_lm_eval_export,
+                      expected=REPLACEABLE) as folder:
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
     return [out / name for name in files]
 
 
 def export_lm_eval(out: Path, ngqa_build: Path | None = None,
-                   fam_build: Path | None = None) -> list[Path]:
+                   fam_build: Path | None = None, overwrite: bool = False) -> list[Path]:
     """Write the lm-eval task folder ``out`` for both benchmarks' builds (default: the data
-    home's); returns the files written. ``out`` must be absent, empty or an earlier export; it
-    is replaced whole, and an error leaves it as it was."""
+    home's); returns the files written. ``out`` must be absent, empty or an earlier export
+    (anything with ``overwrite``); it is replaced whole, and an error leaves it as it was."""
     out = Path(out).expanduser().resolve()
-    if not _replaceable(out):
-        raise DataError(out, "folder exists and is not an earlier lm-eval export",
-                        expected="a new or empty folder")
+    check_target_folder(out, overwrite, earlier=is_lm_eval_export, expected=REPLACEABLE)
     entries = ngqa_entries(ngqa_build or default_build("ngqa"))
     entries += fam_entries(fam_build or default_build("fam"))
-    return _write_folder(out, render(entries))
+    return _write_folder(out, render(entries), overwrite)

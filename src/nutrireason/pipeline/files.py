@@ -6,6 +6,7 @@ levels) in a build, the FAM-Bench method names for prompting modes, and the imag
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,12 +98,42 @@ def default_methods(benchmark: str, modes: list[str] | None, input_mode: str) ->
     return ["plain"] if benchmark == "ngqa" else ["prompt"]
 
 
-def check_images(path: Path, offset: int, limit: int | None) -> None:
-    """Image inputs need a local image for every dish of the selected items."""
+def build_images(path: Path) -> Path | None:
+    """The images folder the build of the benchmark file ``path`` was made with (``settings.
+    images`` of the ``manifest.json`` beside it), or None."""
+    manifest = path.parent / "manifest.json"
+    try:
+        settings = json.loads(manifest.read_text(encoding="utf-8")).get("settings") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    images = settings.get("images") if isinstance(settings, dict) else None
+    return Path(images) if isinstance(images, str) and images else None
+
+
+def run_images(paths: list[Path], images: Path | None) -> Path | None:
+    """The images folder of a run: ``--images``, else the one every benchmark file's build
+    names (builds that name different folders need --images)."""
+    if images is not None:
+        if not images.is_dir():
+            raise DataError(images, "images folder not found", field="--images",
+                            expected="a folder of <recipe id>.jpg/.png/.webp files")
+        return images
+    found = {build_images(path) for path in paths}
+    if len(found) > 1:
+        raise DataError(paths[0].parent, "the builds name different images folders",
+                        field="--images", expected="--images DIR for this run")
+    return found.pop() if found else None
+
+
+def check_images(path: Path, offset: int, limit: int | None, images: Path | None) -> None:
+    """Image inputs need a local image inside ``images`` for every dish of the selected
+    items."""
     from nutrireason.fam.instances import has_images
     from nutrireason.runs.benchmark import load_benchmark
+    from nutrireason.runs.engine import trust_images
 
     items = load_benchmark(path).select(offset, limit)
+    trust_images(items, images)
     missing = [item["id"] for item in items if not has_images(item)]
     if missing:
         raise DataError(path, f"{len(missing)} of {len(items)} items have no local image "
@@ -168,6 +199,10 @@ class RunRequest:
         "A provider string: a second model reads the final answers no rule could read (never "
         "those cut off, refused or hedged); both readings are recorded and `score` reports "
         "the metrics both ways. Off by default.")
+    images: Path | None = setting(
+        "Folder of the dish images for --input text+image or image (default: the folder the "
+        "FAM-Bench build was made with, from its manifest). An item's own images_root is "
+        "never used.")
 
     def generation(self) -> Any:
         """The :class:`~nutrireason.models.types.GenerationSettings` sent to every model:
@@ -192,13 +227,14 @@ def plan_run(request: RunRequest, progress: bool) -> Any:
     r = request
     names = r.method or default_methods(r.benchmark, r.mode, r.input_mode)
     paths = benchmark_files(r.benchmark, r.task, r.level, r.benchmark_dir)
+    images = run_images(paths, r.images)
     if r.benchmark == "fam" and r.input_mode != "text":
         for path in paths:
-            check_images(path, r.offset, r.limit)
+            check_images(path, r.offset, r.limit, images)
     return RunConfig(benchmark=paths if len(paths) > 1 else paths[0], out=r.out, methods=names,
                      models=resolve_models(r.model, names),
                      retry=RetryPolicy(max_attempts=r.max_attempts), settings=r.generation(),
                      concurrency=r.concurrency, limit=r.limit, offset=r.offset, cache=r.cache,
                      retry_errors=r.retry_errors, shard=Shard.parse(r.shard) if r.shard else None,
                      progress=progress, check_items=r.benchmark in benchmark_names(),
-                     extractor=r.extractor)
+                     extractor=r.extractor, images=images)

@@ -35,12 +35,14 @@ class ReportRequest:
     keep_last: bool = setting("Where runs score the same group, show the last run's numbers "
                               "(with a warning) instead of refusing.", False)
     reviews: Path | None = setting("A `review export` folder: show its agreement too.")
+    overwrite: bool = setting("Write into an --out folder that holds other files.", False)
 
     def build(self, note: Callable[[str], None]) -> Path:
         """The report folder's HTML file (:func:`~nutrireason.report.build_report`)."""
         from nutrireason.report import build_report
 
-        return build_report(list(self.run_dirs), self.out, self.keep_last, note, self.reviews)
+        return build_report(list(self.run_dirs), self.out, self.keep_last, note, self.reviews,
+                            self.overwrite)
 
 
 def score_runs(run_dirs: list[Path], bootstrap: int = 1000, bertscore: bool = False,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason import __version__
-from nutrireason.io import input_fingerprints, write_json_atomic
+from nutrireason.io import check_target_folder, input_fingerprints, write_json_atomic
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,9 +109,26 @@ class Stage(ABC):
             return False
         return recorded == (stamp if stamp is not None else self.stamp())
 
+    def check_target(self) -> None:
+        """Refuse an ``--out`` folder that holds files this stage did not write (unless the
+        stage's ``overwrite`` is set); the data home's own build folders are the toolkit's."""
+        target = Path(self.target)  # type: ignore[attr-defined]
+        if getattr(self, "out", None) is None or self.stamp_path.parent != target:
+            return
+        check_target_folder(target, bool(getattr(self, "overwrite", False)),
+                            earlier=self._wrote,
+                            expected="a new or empty folder, an earlier build of this stage, "
+                                     "or --overwrite to write into it anyway")
+
+    def _wrote(self, folder: Path) -> bool:
+        """``folder`` holds this stage's earlier build (its stamp or one of its outputs)."""
+        return self.stamp_path.is_file() or any(p.exists() for p in self.outputs())
+
     def ensure(self, force: bool = False) -> StageResult:
-        """Build unless up to date (or ``force``); then record the stamp."""
+        """Build unless up to date (or ``force``); then record the stamp. An ``--out`` folder
+        that holds other files is refused first (:meth:`check_target`)."""
         started = time.perf_counter()
+        self.check_target()
         stamp = self.stamp()  # the inputs are hashed once: a build does not change them
         if not force and self.up_to_date(stamp):
             return StageResult(self.name, "up to date", None, time.perf_counter() - started)

@@ -119,6 +119,7 @@ class RecipesStage(Stage):
     recipes: Path | None = setting("A recipe corpus (.json or .jsonl records); default: the "
                                    "offline Wikibooks bundle.")
     out: Path | None = setting(OUT)
+    overwrite: bool = setting("Write into an --out folder that holds other files.", False)
     workers: int = setting("Processes for line parsing.", 2, min=1)
     progress: Callable[[int], Callable[[], None]] | None = None
     label = "recipes"
@@ -170,6 +171,7 @@ class NgqaStage(Stage):
     """The NGQA benchmark from users and foods (``ngqa build``)."""
 
     out: Path | None = setting(OUT)
+    overwrite: bool = setting("Write into an --out folder that holds other files.", False)
     users: Path | None = setting("Users Parquet (default: the last `ngqa users`).")
     foods: Path | None = setting(RECIPES)
     fndds: Path | None = setting("Raw FNDDS files instead of recipe foods (xlsx or legacy text "
@@ -266,6 +268,7 @@ class FamAnnotateStage(Stage):
 
     recipes: Path | None = setting(RECIPES)
     out: Path | None = setting(OUT)
+    overwrite: bool = setting("Write into an --out folder that holds other files.", False)
     proposer_model: str | None = setting(
         "A proposing model: run the paper's loop (propose, rule check, correct once); else "
         "rules alone.", None, "--proposer")
@@ -376,6 +379,7 @@ class FamBuildStage(Stage):
     annotations: Path | None = setting("A `fam annotate` directory (default: last).")
     recipes: Path | None = setting(RECIPES)
     out: Path | None = setting(OUT)
+    overwrite: bool = setting("Write into an --out folder that holds other files.", False)
     dish_size: int | None = setting("Dish-level instances (default 1,500).", min=1)
     rank_size: int | None = setting("Comparative instances (default 1,000).", min=1)
     seed: int | None = setting("Sampling seed (default 0).")

@@ -335,6 +335,9 @@ class Matcher:
                 for word in name_words(known):
                     self.by_word.setdefault(word, []).append(known)
         self._memo: dict[str, Match | None] = {}
+        # no phrase longer than the longest reviewed name can be one: the sub-phrase search
+        # looks at most this many words at a time, so its work grows linearly with a name
+        self.longest = max((len(known.split()) for known in reviewed), default=1)
 
     def match(self, name: str | None, unit: str | None = None, raw_name: str | None = None,
               prep: list[str] | None = None, line: str | None = None) -> Match | None:
@@ -423,12 +426,16 @@ class Matcher:
     def _subphrase(self, name: str) -> Match | None:
         """The longest run of words in ``name`` that the reviewed map knows, rightmost first."""
         words = name.split()
-        for length in range(len(words) - 1, 0, -1):
+        # food_later[i]: a food word stands at position i or after it (one pass, not a scan
+        # per phrase)
+        food_later = [False] * (len(words) + 1)
+        for index in range(len(words) - 1, -1, -1):
+            food_later[index] = food_later[index + 1] or stem(words[index]) in self.food_words
+        for length in range(min(len(words) - 1, self.longest), 0, -1):
             for start in range(len(words) - length, -1, -1):
                 phrase = " ".join(words[start:start + length])
                 found = self._reviewed(phrase)
                 before = words[start - 1] if start > 0 else None
-                after = words[start + length:]
                 # "lamb steaks", "fish oil", "lentil flour": a food word (a category word too)
                 # before the phrase names another food
                 specific_before = before is not None and \
@@ -437,7 +444,7 @@ class Matcher:
                     not (found and stem(before) in tokens(found.description))
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
-                specific_after = any(stem(w) in self.food_words for w in after)
+                specific_after = food_later[start + length]
                 # "herb cream cheese": "cheese" is not cheddar when "cream cheese", another
                 # food the map knows, is the phrase with the word before it
                 wider = self._reviewed(f"{before} {phrase}") if before else None

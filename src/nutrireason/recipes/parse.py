@@ -24,6 +24,7 @@ from nutrireason.recipes.lines import (
     strip_noise,
 )
 from nutrireason.recipes.match import PORTION_UNITS, fold
+from nutrireason.workers import end_with_parent
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
 VOLUME_UNITS = {"cup", "tablespoon", "teaspoon", "milliliter", "liter", "deciliter", "quart",
@@ -191,7 +192,8 @@ def _seeded_pool(workers: int) -> Iterator[Any]:
     previous = os.environ.get("PYTHONHASHSEED")
     os.environ["PYTHONHASHSEED"] = "0"
     try:
-        pool = multiprocessing.get_context("spawn").Pool(max(1, workers))
+        pool = multiprocessing.get_context("spawn").Pool(
+            max(1, workers), initializer=end_with_parent, initargs=(os.getpid(),))
     finally:
         if previous is None:
             os.environ.pop("PYTHONHASHSEED", None)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.io import check_target_folder
 from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
     METRICS_FILE,
@@ -114,7 +115,7 @@ def load_run(run_dir: str | Path) -> RunData:
 
 def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
                  warn: Callable[[str], None] | None = None,
-                 reviews: Path | None = None) -> Path:
+                 reviews: Path | None = None, overwrite: bool = False) -> Path:
     """Write the tables, plots and ``report.html`` for ``run_dirs`` into ``out``; return the
     path of report.html.
 
@@ -122,11 +123,15 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     group and both runs, and nothing is written. With ``keep_last`` the last run given holds
     the group in the tables and each overlap is passed to ``warn`` and listed at the top of
     report.html. ``reviews``: a ``review export`` folder whose agreement statistics the
-    report shows too."""
+    report shows too. ``out`` must be new, empty or an earlier report (anything with
+    ``overwrite``)."""
     from nutrireason.report import html, plots, tables
 
     if not run_dirs:
         raise DataError(None, "no run directories given")
+    check_target_folder(out, overwrite, earlier=lambda folder: (folder / "report.html").is_file(),
+                        expected="a new or empty folder, an earlier report, or --overwrite to "
+                                 "write into it anyway")
     runs = [load_run(path) for path in run_dirs]
     overlaps = _overlaps(runs, keep_last)
     if warn is not None:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.io import (
-    atomic_folder,
     check_target_folder,
     sha256_file,
+    write_folder,
     write_json_atomic,
     write_jsonl_atomic,
 )
@@ -29,7 +29,7 @@ def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam",
     rows = [{"benchmark": d.benchmark, "item": d.item, "reviewer": d.reviewer, "at": d.at,
              "action": d.action, "before": d.before, **_after(d.after)}
             for d in sorted(store.latest(benchmark).values(), key=lambda d: d.id)]
-    with atomic_folder(out) as folder:
+    with write_folder(out, overwrite, earlier=is_reviews_export) as folder:
         write_jsonl_atomic(folder / REVIEWS, rows)
         manifest = {"format": FORMAT, "version": VERSION, "benchmark": benchmark,
                     "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -54,6 +54,7 @@ from rich.progress import Task as ProgressTask
 from rich.text import Text
 
 from nutrireason.errors import DataError, NutriReasonError
+from nutrireason.io import check_target_folder
 from nutrireason.methods.base import Method, get_method
 from nutrireason.methods.extractor import extract, extractable
 from nutrireason.methods.reading import final_text
@@ -66,8 +67,9 @@ from nutrireason.models.settings import check_settings, effective_settings
 from nutrireason.models.types import ChatRequest, GenerationSettings, ModelResponse, cache_key
 from nutrireason.reasoning import Split, split_reasoning
 from nutrireason.runs.benchmark import Benchmark, load_benchmarks
-from nutrireason.runs.lock import RunLock, owner
+from nutrireason.runs.lock import LOCK_FILE, RunLock, owner
 from nutrireason.runs.manifest import (
+    MANIFEST_FILE,
     check_resumable,
     git_commit,
     package_versions,
@@ -116,6 +118,10 @@ class RunConfig:
     # a provider string: a second model reads the answers the rules could not read
     # (methods.extractor); its reading is kept beside the rules', never instead of it
     extractor: str | None = None
+    # the folder images may be read from (`run --images`, or the build's manifest); every
+    # item's `images_root` is replaced by it (None: no item may show an image): a benchmark
+    # file never chooses which files are sent to a model
+    images: Path | None = None
 
 
 @dataclass
@@ -147,6 +153,8 @@ class RunSummary:
     # per "method | model | task": [answers cut off, answers], for the >5 % warning
     truncated_by_group: dict[str, list[int]] = field(default_factory=dict)
     cache_note: str | None = None  # why the response cache could not be used or written
+    # samples records.jsonl answered twice with different answers on resume (last one kept)
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -208,6 +216,7 @@ async def run_async(config: RunConfig) -> RunSummary:
     """The async form of :func:`run`."""
     started = time.perf_counter()
     benchmark = load_benchmarks(benchmark_paths(config))
+    trust_images(benchmark.items, config.images)
     methods = [get_method(name, config.settings) for name in config.methods]
     backends = _backends(config.models)
     extractor = (config.extractor, get_backend(config.extractor)) if config.extractor else None
@@ -215,12 +224,25 @@ async def run_async(config: RunConfig) -> RunSummary:
     try:
         for backend in backends.values():
             check_settings(backend, config.settings)
+        check_target_folder(config.out, earlier=lambda folder: _own_folder(folder, config),
+                            expected="a new or empty folder, or the folder of the same run "
+                                     "to resume it")
         with RunLock(config.out) as lock, _sigterm_cancels(asyncio.current_task()):
             return await _locked_run(config, benchmark, methods, backends, lock, started,
                                      extractor)
     finally:
         for backend in opened:
             await backend.aclose()
+
+
+def trust_images(items: list[dict[str, Any]], images: Path | None) -> None:
+    """Give every item the run's images folder as ``images_root``, replacing the file's."""
+    root = str(Path(images).resolve()) if images is not None else None
+    for item in items:
+        if root is None:
+            item.pop("images_root", None)
+        else:
+            item["images_root"] = root
 
 
 def _backends(specs: list[str]) -> dict[str, Backend]:
@@ -252,6 +274,10 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
                                       else {})
     log = RecordLog(config.out / RECORDS_FILE)
     done = log.open()
+    summary.conflicts = log.conflicts
+    if log.conflicts:
+        manifest["conflicting_records"] = {"count": len(log.conflicts),
+                                           "first": log.conflicts[:20]}
     cache = _open_cache(config, summary)
     states: dict[str, str] = {}
     try:
@@ -285,6 +311,18 @@ async def _locked_run(config: RunConfig, benchmark: Benchmark, methods: list[Met
     write_manifest(config.out, manifest | {"status": summary.status, "counts": _counts(summary),
                                            "models": models, "summary": _as_dict(summary)})
     return summary
+
+
+def is_run_folder(folder: Path) -> bool:
+    """``folder`` holds what a run writes (its manifest, records or lock)."""
+    return any((folder / name).exists() for name in (MANIFEST_FILE, RECORDS_FILE, LOCK_FILE))
+
+
+def _own_folder(folder: Path, config: RunConfig) -> bool:
+    """``folder`` is a run folder, or the folder of the run's own benchmark file (the human
+    baseline keeps its sample there)."""
+    return is_run_folder(folder) or any(path.resolve().parent == folder.resolve()
+                                        for path in benchmark_paths(config))
 
 
 class RunFolderError(NutriReasonError):
@@ -401,6 +439,7 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
         "server_defaults": {spec: backend.server_defaults()
                             for spec, backend in backends.items()},
         **({"extractor": config.extractor} if config.extractor else {}),
+        **({"images": str(Path(config.images).resolve())} if config.images else {}),
         "concurrency": config.concurrency,
         "limit": config.limit,
         "offset": config.offset,

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.io import process_alive
 
 LOCK_FILE = "run.lock"
 _UNSUPPORTED = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL)
@@ -46,26 +47,13 @@ def owner() -> dict[str, Any]:
     return {"pid": os.getpid(), "host": socket.gethostname(), "started_at": time.time()}
 
 
-def pid_alive(pid: Any) -> bool:
-    """Whether ``pid`` is a running process on this host."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def holder_alive(holder: dict[str, Any] | None) -> bool:
     """Whether a recorded owner may still be running (another host's pid cannot be checked)."""
     if not holder:
         return False
     if holder.get("host") != socket.gethostname():
         return True
-    return pid_alive(holder.get("pid"))
+    return process_alive(holder.get("pid"))
 
 
 def read_holder(out_dir: Path) -> dict[str, Any] | None:

@@ -31,11 +31,12 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import atomic_folder, read_json_object
+from nutrireason.io import check_target_folder, read_json_object, write_folder
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
 from nutrireason.schema import RECORDS_FILE
+from nutrireason.workers import end_with_parent
 
 # What makes two folders pieces of one run: the fields a resumed run must agree on.
 RUN_FIELDS = (*IDENTITY_FIELDS, "settings")
@@ -97,11 +98,11 @@ class _Columns(NamedTuple):
     problem: str | None = None
 
     def lines(self, folder: int) -> list[_Line]:
+        """Every record line in file order (a key may repeat: see :func:`_last_per_key`)."""
         rows = zip(self.keys, self.items, self.methods, self.models, self.statuses,
                    self.starts, self.ends, strict=True)
-        last = {key: _Line(key, (item, method, model), status, folder, start, end)
-                for key, item, method, model, status, start, end in rows}
-        return list(last.values())
+        return [_Line(key, (item, method, model), status, folder, start, end)
+                for key, item, method, model, status, start, end in rows]
 
 
 @dataclass
@@ -162,17 +163,17 @@ class _Merged:
 # --------------------------------------------------------------------------- merging
 
 
-def merge_runs(run_dirs: list[Path], out: Path) -> MergeReport:
+def merge_runs(run_dirs: list[Path], out: Path, overwrite: bool = False) -> MergeReport:
     """Merge the run folders ``run_dirs`` (pieces of one run) into the new folder ``out``.
 
     Raises :class:`~nutrireason.errors.DataError` naming the folder, field and values when an
     input is not a finished run folder, when the inputs are not the same run, when two folders
-    answer one sample differently, or when ``out`` exists and is not empty; nothing is written
-    then."""
+    answer one sample differently (two records of one folder included), or when ``out`` is a
+    file or a folder that holds anything (unless ``overwrite``); nothing is written then."""
     if not run_dirs:
         raise DataError(None, "no run folders to merge", expected="one or more run folders")
     out = Path(out)
-    _check_out(out)
+    check_target_folder(out, overwrite)
     _check_distinct([Path(p) for p in run_dirs])
     folders = [_load_folder(Path(p)) for p in run_dirs]
     _check_same_run(folders)
@@ -180,17 +181,9 @@ def merge_runs(run_dirs: list[Path], out: Path) -> MergeReport:
     merged = _merge_records(folders)
     report = _report(out, folders, merged)
     records = sorted(merged.records.values(), key=lambda r: r.order)
-    _write_run(out, [_line(r, folders) for r in records], _merged_manifest(folders, report))
+    _write_run(out, [_line(r, folders) for r in records], _merged_manifest(folders, report),
+               overwrite)
     return report
-
-
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise DataError(out, "exists and is not a folder", field="--out",
-                        expected="a new folder for the merged run")
-    if out.is_dir() and any(out.iterdir()):
-        raise DataError(out, "already exists and is not empty; nothing was merged",
-                        field="--out", expected="a new (or empty) folder for the merged run")
 
 
 def _check_distinct(paths: list[Path]) -> None:
@@ -222,7 +215,8 @@ def _read_lines(folders: list[_Folder]) -> None:
     size = sum(path.stat().st_size for path in paths)
     workers = min(len(paths), os.cpu_count() or 1)
     if size > PARALLEL_BYTES and workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        with ProcessPoolExecutor(workers, initializer=end_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             results = list(pool.map(_columns, paths))
     else:
         results = [_columns(path) for path in paths]
@@ -230,8 +224,29 @@ def _read_lines(folders: list[_Folder]) -> None:
         if columns.problem is not None:
             raise DataError(path, columns.problem,
                             expected="records written by `nutrireason run`")
-        folder.records = columns.lines(index)
         folder.data = _full_lines(path)
+        folder.records = _last_per_key(columns.lines(index), folders)
+
+
+def _last_per_key(lines: list[_Line], folders: list[_Folder]) -> list[_Line]:
+    """The last record of each key in one folder; a key the folder answers twice with
+    different answers is refused, naming both (the engine keeps the last, and says so)."""
+    last: dict[str, _Line] = {}
+    conflicts = []
+    for line in lines:
+        earlier = last.get(line.key)
+        if earlier is not None and earlier.status == line.status == "ok" and \
+                not _same_answer(earlier, line, folders):
+            conflicts.append(f"record {line.key!r} twice in {folders[line.folder].path} "
+                             f"({_show(earlier, folders)}; then {_show(line, folders)})")
+        last[line.key] = line
+    if conflicts:
+        more = f" ({len(conflicts) - 1} more samples too)" if len(conflicts) > 1 else ""
+        raise DataError(folders[lines[0].folder].path / RECORDS_FILE,
+                        f"answers the same sample differently: {conflicts[0]}{more}; nothing "
+                        "was merged", expected="one answer per sample (run the sample again "
+                                               "in a new folder, or remove the wrong line)")
+    return list(last.values())
 
 
 def _full_lines(path: Path) -> bytes:
@@ -496,10 +511,11 @@ def _line(record: _Line, folders: list[_Folder]) -> bytes:
     return folders[record.folder].data[record.start:record.end + 1]
 
 
-def _write_run(out: Path, lines: list[bytes], manifest: dict[str, Any]) -> None:
+def _write_run(out: Path, lines: list[bytes], manifest: dict[str, Any],
+               overwrite: bool = False) -> None:
     """Write the merged folder beside ``out`` and put it in place only when it is whole."""
     try:
-        with atomic_folder(out) as folder:
+        with write_folder(out, overwrite) as folder:
             with open(folder / RECORDS_FILE, "wb") as handle:
                 handle.writelines(lines)
             write_manifest(folder, manifest)

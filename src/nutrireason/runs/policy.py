@@ -106,7 +106,19 @@ def summary_lines(summary: RunSummary) -> list[str]:
             f"calls, {summary.cache_hits} cache hits, {summary.wall_s:.1f} s -> {summary.out}",
             f"run {summary.status}: {summary.total_ok} ok, {summary.total_errors} errors, "
             f"{summary.missing} not run of {summary.planned}", *truncation_warnings(summary),
+            *conflict_warnings(summary),
             *([f"note: {summary.cache_note}"] if summary.cache_note else [])]
+
+
+def conflict_warnings(summary: RunSummary) -> list[str]:
+    """A warning when the folder's records.jsonl answers a sample twice differently."""
+    if not summary.conflicts:
+        return []
+    count = len(summary.conflicts)
+    return [f"warning: {summary.out / 'records.jsonl'} answers {count} sample"
+            f"{'s' if count != 1 else ''} twice with different answers (first: "
+            f"{summary.conflicts[0]}); the last line of each is the one scored and the manifest "
+            "lists them under conflicting_records: check how the file was edited or joined"]
 
 
 TRUNCATION_WARN = 0.05  # share of a group's answers cut off above which a run warns

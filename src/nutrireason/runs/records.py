@@ -29,6 +29,8 @@ class RecordLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
+        # keys the file answers twice with different answers (the last is kept), on open
+        self.conflicts: list[str] = []
 
     def open(self) -> dict[str, Record]:
         """Repair a partial last line, then return the existing records by key (last wins)."""
@@ -45,7 +47,8 @@ class RecordLog:
         if end < len(data):
             with open(self.path, "r+b") as handle:
                 handle.truncate(end)
-        return read_records_bytes(data[:end], self.path)
+        self.conflicts = []
+        return read_records_bytes(data[:end], self.path, self.conflicts)
 
     def append(self, record: Record) -> None:
         """Write one record as one line and hand it to the OS before returning."""
