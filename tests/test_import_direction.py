@@ -19,8 +19,10 @@ PACKAGE = "nutrireason"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
 # reasoning: a model output's reasoning set apart from its final answer, pure text rules that
-# the backends, methods, the run engine and the report's sample browser all apply
-LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile", "options", "reasoning"})
+# the backends, methods, the run engine and the report's sample browser all apply; workers:
+# the initializer that ends a pool's worker processes with their parent
+LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile", "options", "reasoning",
+                    "workers"})
 ANYTHING = None  # a unit that may import every other unit
 # The package itself (``from nutrireason import __version__``): Python imports it before any
 # submodule, so naming it adds no dependency; test_the_package_root_stays_a_leaf keeps it light.
@@ -36,6 +38,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "reviewfile": frozenset({"errors", "io"}),  # the reviews file format every build reads
     "options": frozenset(),  # setting(): a dataclass field the CLI offers as an option
     "reasoning": frozenset(),
+    "workers": frozenset(),
     "standards": LEAVES,
     # models never asks sources/bundles: a model file's path is passed in, or (llamacpp/smollm2)
     # found under paths.bundles_dir() where `data pull` unpacks it
