@@ -46,6 +46,17 @@ def run_cli(bench: Path, out: Path, *extra: str):
                                "--no-progress", "--no-cache", *extra])
 
 
+def shard_pieces(tmp_path: Path) -> list[str]:
+    """The two shard folders of one finished run of ``items``."""
+    bench = items(tmp_path)
+    pieces = []
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}"
+        assert run_cli(bench, out, "--shard", f"{k}/2").exit_code == 0
+        pieces.append(str(out))
+    return pieces
+
+
 def test_run_refuses_a_folder_of_other_files_and_resumes_its_own(tmp_path):
     bench = items(tmp_path)
     taken = someone_elses(tmp_path / "taken")
@@ -69,12 +80,7 @@ def test_a_file_in_the_way_is_refused(tmp_path):
 
 
 def test_merge_refuses_a_full_folder_and_replaces_it_with_overwrite(tmp_path):
-    bench = items(tmp_path)
-    pieces = []
-    for k in (1, 2):
-        out = tmp_path / f"shard-{k}"
-        assert run_cli(bench, out, "--shard", f"{k}/2").exit_code == 0
-        pieces.append(str(out))
+    pieces = shard_pieces(tmp_path)
     taken = someone_elses(tmp_path / "merged")
     result = runner.invoke(app, ["merge", *pieces, "--out", str(taken)])
     assert result.exit_code == 1 and "already holds files" in flat(result)

@@ -277,7 +277,8 @@ def test_a_url_image_field_is_ignored_by_the_build(fam_pool, recipe_build, sr28,
     assert all(item["image"] is None for item in items)
 
 
-def test_images_in_the_folder_reach_the_model_as_data_urls(fam_pool, recipe_build, tmp_path):
+def build_with_images(fam_pool: Path, recipe_build: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(images folder, benchmark folder): `fam build --images` with a PNG per pool recipe."""
     images = tmp_path / "data" / "images"
     images.mkdir(parents=True)
     for recipe_id in _pool_ids(fam_pool):
@@ -288,6 +289,11 @@ def test_images_in_the_folder_reach_the_model_as_data_urls(fam_pool, recipe_buil
                                      "--images", str(images), "--dish-size", "20",
                                      "--rank-size", "8"])
     assert built.exit_code == 0, built.output
+    return images, out
+
+
+def test_images_in_the_folder_reach_the_model_as_data_urls(fam_pool, recipe_build, tmp_path):
+    images, out = build_with_images(fam_pool, recipe_build, tmp_path)
     items = _lines(out / "dish.jsonl")
     root = images.resolve()
     assert all(item["images_root"] == str(root) for item in items)
@@ -339,19 +345,10 @@ def test_a_forged_images_root_in_the_benchmark_file_is_never_used(folders, tmp_p
 
 def test_run_takes_the_images_folder_from_the_build_not_from_an_edited_item(
         fam_pool, recipe_build, tmp_path):
-    images = tmp_path / "data" / "images"
-    images.mkdir(parents=True)
-    for recipe_id in _pool_ids(fam_pool):
-        (images / f"{recipe_id}.png").write_bytes(png(recipe_id))
+    images, out = build_with_images(fam_pool, recipe_build, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "private.png").write_bytes(png("private"))
-    out = tmp_path / "bench"
-    built = CliRunner().invoke(app, ["fam", "build", "--annotations", str(fam_pool),
-                                     "--recipes", str(recipe_build), "--out", str(out),
-                                     "--images", str(images), "--dish-size", "20",
-                                     "--rank-size", "8"])
-    assert built.exit_code == 0, built.output
     items = _lines(out / "dish.jsonl")
     items[0] |= {"images_root": str(elsewhere), "image": str(elsewhere / "private.png")}
     _write_lines(out / "dish.jsonl", items)

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from nutrireason.cli import app
 from nutrireason.io import atomic_folder, remove_stale_temporaries
-from tests.test_folder_targets import items, run_cli
+from tests.test_folder_targets import items, run_cli, shard_pieces
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,16 +48,6 @@ KILLED_WRITE = textwrap.dedent("""
 """)
 
 
-def pieces(tmp_path: Path) -> list[str]:
-    bench = items(tmp_path)
-    out = []
-    for k in (1, 2):
-        folder = tmp_path / f"shard-{k}"
-        assert run_cli(bench, folder, "--shard", f"{k}/2").exit_code == 0
-        out.append(str(folder))
-    return out
-
-
 def gone(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
@@ -75,7 +65,7 @@ def wait_for(check, seconds: float) -> bool:
 
 
 def test_a_killed_merge_leaves_no_worker_process(tmp_path):
-    parts = pieces(tmp_path)
+    parts = shard_pieces(tmp_path)
     child = subprocess.Popen([sys.executable, "-c", SLOW_MERGE, "merge", *parts, "--out",
                               str(tmp_path / "merged")], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -100,7 +90,7 @@ def test_the_next_write_removes_a_killed_writes_temporary_folder(tmp_path):
     assert killed.returncode == -signal.SIGKILL
     left = [p.name for p in tmp_path.iterdir()]
     assert len(left) == 1 and left[0].startswith(".merged.") and left[0].endswith(".tmp")
-    result = runner.invoke(app, ["merge", *pieces(tmp_path), "--out", str(target)])
+    result = runner.invoke(app, ["merge", *shard_pieces(tmp_path), "--out", str(target)])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
