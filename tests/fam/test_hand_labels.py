@@ -23,8 +23,10 @@ import yaml
 
 from nutrireason.fam.annotate import (
     HIDDEN_REASON,
+    MISSING_REASON,
     PORTION_REASON,
     UNCLEAR_PREPARATION,
+    WITHHELD_REASON,
     annotate,
     load_thresholds,
 )
@@ -35,7 +37,7 @@ from nutrireason.fam.vocabulary import Vocabulary
 FIXTURE = Path(__file__).with_name("hand_labels.yaml")
 SIDES = {"recommend": "rec", "not_recommend": "not_rec"}
 LABELS = (*SIDES, "neutral", "excluded")
-REASONS = (HIDDEN_REASON, PORTION_REASON, UNCLEAR_PREPARATION)
+REASONS = (HIDDEN_REASON, PORTION_REASON, UNCLEAR_PREPARATION, WITHHELD_REASON, MISSING_REASON)
 # The nutrition table a recipe gives: every nutrient a condition file limits per serving (GERD's
 # total fat is not in recipe tables; the annotator sums it over the ingredients).
 NUTRIENTS = ("calories", "protein", "saturated_fat", "sugar", "sodium", "potassium", "phosphorus")

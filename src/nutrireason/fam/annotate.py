@@ -44,6 +44,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from nutrireason.fam.dish import DECISIVE_WORDS, DishProfile, dish_profile
 from nutrireason.fam.foodlists import FoodLists, line_qualifiers
 from nutrireason.fam.kb import ConditionKB, NutrientLimit
 from nutrireason.fam.vocabulary import Vocabulary
@@ -53,6 +54,8 @@ from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
 PORTION_REASON = "portion size decisive but unavailable"
 HIDDEN_REASON = "hidden or unquantified ingredient decisive"
 CONFLICT_REASON = "nutrient limit broken by foods the knowledge base lists as beneficial"
+MISSING_REASON = "missing ingredients decisive: an unresolved line names a food that could decide"
+WITHHELD_REASON = "recommendation withheld: the dish as a whole does not support the condition"
 UNCLEAR_PREPARATION = "unclear preparation: the recipe has no instructions"
 # The concept whose instances carry a vetoed nutrient, for the fallback when no ingredient's
 # own nutrients name the carrier.
@@ -79,6 +82,9 @@ class Thresholds:
     portion_max_g: float = 350.0
     trace_max_g: float = 0.5
     contributor_min_share: float = 0.10
+    free_sugars_max_energy_share: float = 0.10
+    beneficial_total_min_share: float = 0.25
+    ssb_min_free_sugars_per_100g: float = 5.0
 
 
 class _Rules(_Strict):
@@ -91,6 +97,10 @@ class _Rules(_Strict):
     portion_max_g: RuleValue
     trace_max_g: RuleValue
     contributor_min_share: RuleValue
+    free_sugars_max_energy_share: RuleValue
+    beneficial_total_min_share: RuleValue
+    ssb_min_free_sugars_per_100g: RuleValue
+    alcohol_any_amount: RuleValue
 
 
 def load_thresholds(path: Path | None = None) -> Thresholds:
@@ -99,7 +109,10 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
     return Thresholds(rules.limit_min_share.value, rules.beneficial_min_share.value,
                       int(rules.contributors.value), rules.portion_min_g.value,
                       rules.portion_max_g.value, rules.trace_max_g.value,
-                      rules.contributor_min_share.value)
+                      rules.contributor_min_share.value,
+                      rules.free_sugars_max_energy_share.value,
+                      rules.beneficial_total_min_share.value,
+                      rules.ssb_min_free_sugars_per_100g.value)
 
 
 @lru_cache(maxsize=1)
@@ -181,13 +194,15 @@ def recipe_ingredients(recipe: dict[str, Any], vocabulary: Vocabulary,
 
 
 def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,
-           thresholds: Thresholds) -> Decision | None:
-    """Rec, NotRec, Excluded or None (neutral) for one condition."""
-    decision = _decide(condition, items, nutrition, thresholds)
+           thresholds: Thresholds, profile: DishProfile | None = None) -> Decision | None:
+    """Rec, NotRec, Excluded or None (neutral) for one condition; ``profile``: the dish as a
+    whole (:mod:`nutrireason.fam.dish`)."""
+    profile = profile or DishProfile()
+    decision = _decide(condition, items, nutrition, thresholds, profile)
     if not any(i.open_identity for i in items) or decision is None:
         return decision
     known = [i for i in items if not i.open_identity]
-    without = _decide(condition, known, nutrition, thresholds)
+    without = _decide(condition, known, nutrition, thresholds, profile)
     if without is None or without.side != decision.side:
         open_lines = [i.line for i in items if i.open_identity]
         return Decision(condition.id, "Excluded", [], [
@@ -196,9 +211,10 @@ def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str,
 
 
 def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,
-            thresholds: Thresholds) -> Decision | None:
+            thresholds: Thresholds, profile: DishProfile) -> Decision | None:
     dish = _Dish(items, nutrition, thresholds)
-    against, support, unquantified = _list_evidence(condition, dish, thresholds)
+    against, support, unquantified = _list_evidence(condition, dish, thresholds, profile)
+    against += _sweetened_drink(condition, dish, profile, thresholds)
     vetoes, undecided = _nutrient_vetoes(condition, dish, thresholds)
     against += [v for v in vetoes if v["rule"] == "nutrient_veto"]
     conflicting = [v for v in vetoes if v["rule"] != "nutrient_veto"]
@@ -213,7 +229,98 @@ def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str
     hidden = unquantified + _unquantified_nutrients(condition, items)
     if hidden:
         return Decision(condition.id, "Excluded", [], hidden + support, HIDDEN_REASON)
+    missing = decisive_unresolved(condition, profile)
+    if missing:
+        return Decision(condition.id, "Excluded", [], [
+            {"rule": "unresolved_decisive", "lines": missing}] + support, MISSING_REASON)
+    why = withheld(condition, profile, dish, support, thresholds)
+    if why:
+        return Decision(condition.id, "Excluded", [], [
+            {"rule": "recommend_withheld", "why": why}] + support, WITHHELD_REASON)
     return _finish(condition, "Rec", support, [], items)
+
+
+def limits_alcohol(condition: ConditionKB) -> bool:
+    """The condition's guidance limits alcohol: the concept on any side."""
+    return any("alcohol" in condition.side(side).concepts  # type: ignore[arg-type]
+               for side in ("avoid", "limit"))
+
+
+def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
+             support: list[dict[str, Any]], thresholds: Thresholds) -> list[str]:
+    """Why the dish as a whole is not recommended although beneficial foods support it (see
+    :mod:`nutrireason.fam.dish`); [] when it may be."""
+    why = []
+    share = profile.free_sugar_share
+    if not profile.drink and share is not None and \
+            share > thresholds.free_sugars_max_energy_share:
+        why.append(f"free sugars are {share:.0%} of its energy (WHO: under "
+                   f"{thresholds.free_sugars_max_energy_share:.0%})")
+    if sugar_sweetened_drink(profile, thresholds):
+        why.append(f"a sugar-sweetened drink ({profile.free_sugars_per_100g:g} g free sugars "
+                   "per 100 g)")
+    if profile.drink and profile.alcohol:
+        why.append("an alcoholic drink")
+    if "sweet topping" in profile.kinds:
+        why.append("an icing, syrup or sweet spread")
+    if "condiment" in profile.kinds:
+        why.append("a condiment, sauce or spice blend, eaten in small amounts")
+    if profile.alcohol and limits_alcohol(condition):
+        why.append(f"it holds alcohol ({', '.join(profile.alcohol)}), which cooking does not "
+                   "remove")
+    beneficial = beneficial_share(dish, support)
+    if beneficial < thresholds.beneficial_total_min_share:
+        why.append(f"its beneficial foods are {beneficial:.0%} of its mass without water "
+                   f"(under {thresholds.beneficial_total_min_share:.0%})")
+    return why
+
+
+def beneficial_share(dish: _Dish, support: list[dict[str, Any]]) -> float:
+    """The share of the dish's mass, water left out, that its supporting foods make up."""
+    named = {e["ingredient"] for e in support}
+    solids = sum(i.grams or 0.0 for i in dish.weighed if i.canonical not in NOT_EVIDENCE)
+    found = sum(i.grams or 0.0 for i in dish.weighed if i.canonical in named)
+    return found / solids if solids > 0 else 0.0
+
+
+def sugar_sweetened_drink(profile: DishProfile, thresholds: Thresholds) -> bool:
+    """A drink with at least the levy's free sugars per 100 g."""
+    per_100g = profile.free_sugars_per_100g
+    return profile.drink and per_100g is not None and \
+        per_100g >= thresholds.ssb_min_free_sugars_per_100g
+
+
+def decisive_unresolved(condition: ConditionKB, profile: DishProfile) -> list[str]:
+    """The unresolved lines that name a food the condition is against (Appendix F: missing
+    ingredients decisive)."""
+    against = [condition.side(side) for side in ("avoid", "limit")]  # type: ignore[arg-type]
+    lines: list[str] = []
+    for concept, found in sorted(profile.unresolved.items()):
+        named = any(concept in lists.concepts or
+                    any(DECISIVE_WORDS[concept].search(food) for food in lists.foods)
+                    for lists in against)
+        if named or (concept == "alcohol" and limits_alcohol(condition)):
+            lines += found
+    return list(dict.fromkeys(lines))
+
+
+def _sweetened_drink(condition: ConditionKB, dish: _Dish, profile: DishProfile,
+                     thresholds: Thresholds) -> list[dict[str, Any]]:
+    """A sugar-sweetened drink is that concept as a whole: evidence against it where the
+    condition lists the concept, resting on the foods that carry its free sugars."""
+    if not sugar_sweetened_drink(profile, thresholds):
+        return []
+    entries = []
+    for side in ("avoid", "limit"):
+        if "sugar_sweetened_beverages" not in condition.side(side).concepts:  # type: ignore
+            continue
+        for item in dish.items:
+            if item.canonical in profile.free_sugar_foods and item.grams:
+                entries.append({"rule": "ingredient_concept", "ingredient": item.canonical,
+                                "line": item.line, "concept": "sugar_sweetened_beverages",
+                                "kb_side": side, "mass_share": round(dish.share(item), 4),
+                                "dish_level": True})
+    return entries
 
 
 class _Dish:
@@ -275,9 +382,12 @@ def _fired(item: Ingredient, side: str, hits: list[tuple[str, str]], share: floa
     return [entry | {"mass_share": share_value} for entry in entries]
 
 
-def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
+def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
+                   profile: DishProfile | None = None
                    ) -> tuple[list[dict], list[dict], list[dict]]:
-    """(against, support, unquantified limit hits) from the concept and food lists."""
+    """(against, support, unquantified limit hits) from the concept and food lists; in a drink
+    an alcoholic ingredient on the limit side counts in any amount."""
+    drink = profile is not None and profile.drink
     against, support, unquantified = [], [], []
     for item in dish.items:
         if item.canonical in NOT_EVIDENCE:
@@ -293,7 +403,7 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
             if share is None:
                 unquantified += [e | {"rule": "unquantified_" + e["rule"]}
                                  for e in _fired(item, "limit", hits["limit"], None)]
-            elif share >= thresholds.limit_min_share:
+            elif share >= thresholds.limit_min_share or (drink and "alcohol" in item.concepts):
                 against += _fired(item, "limit", hits["limit"], share)
         if set(hits) == {"beneficial"} and share is not None and \
                 share >= thresholds.beneficial_min_share:
@@ -474,7 +584,8 @@ def annotate(recipe: dict[str, Any], kb: dict[str, ConditionKB], vocabulary: Voc
     if not record.get("instructions"):
         return base | empty | {"excluded": UNCLEAR_PREPARATION}
     items = recipe_ingredients(recipe, vocabulary, foods, food_lists)
-    decisions = [d for d in (decide(kb[c], items, recipe.get("nutrition"), thresholds)
+    profile = dish_profile(recipe, items)
+    decisions = [d for d in (decide(kb[c], items, recipe.get("nutrition"), thresholds, profile)
                              for c in sorted(kb)) if d is not None]
     entries: dict[str, list[dict[str, Any]]] = {"Rec": [], "NotRec": [], "Excluded": []}
     for decision in decisions:

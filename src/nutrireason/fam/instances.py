@@ -30,6 +30,7 @@ from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Ingredient, recipe_ingredients
+from nutrireason.fam.dish import DishProfile, dish_profile
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import CONDITION_IDS, ConditionKB
 from nutrireason.fam.vocabulary import Vocabulary
@@ -128,10 +129,10 @@ def dish_view(record: dict[str, Any], nutrition: dict[str, Any] | None) -> dict[
 
 
 def _evidence(items: list[Ingredient], nutrition: dict[str, Any] | None,
-              nutrients: list[str]) -> dict[str, Any]:
+              nutrients: list[str], profile: DishProfile) -> dict[str, Any]:
     rows = [i.evidence_row(nutrients) for i in items]
     kept = {k: (nutrition or {}).get(k) for k in ("per_serving", "per_100g")}
-    return {"ingredients": rows, "nutrition": kept}
+    return {"ingredients": rows, "nutrition": kept, "profile": profile.as_evidence()}
 
 
 def _lines(recipe: dict[str, Any], items: list[Ingredient]) -> list[dict[str, str]]:
@@ -237,7 +238,8 @@ def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[st
         dishes[recipe_id] = Dish(
             recipe_id, Standing.of(annotation), frozenset(i.canonical for i in items),
             dish_view(recipe["record"], recipe.get("nutrition")),
-            _evidence(items, recipe.get("nutrition"), nutrients),
+            _evidence(items, recipe.get("nutrition"), nutrients,
+                      dish_profile(recipe, items)),
             _lines(recipe, items),
             find_image(recipe_id, recipe["record"], images),
             str(images.resolve()) if images is not None else None)

@@ -25,6 +25,7 @@ import base64
 from typing import Any, NamedTuple
 
 from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
+from nutrireason.fam.dish import DishProfile
 from nutrireason.fam.instances import TASK_DISH, TASK_RANK, ImageRefused, confined_image
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
@@ -258,10 +259,11 @@ class FamReference(Method):
             self._kb, self._thresholds = load_kb(), load_thresholds()
         assert self._thresholds is not None
         items = [Ingredient.from_evidence(row) for row in evidence["ingredients"]]
+        profile = DishProfile.from_evidence(evidence.get("profile"))
         sides: dict[str, list[dict[str, Any]]] = {"Rec": [], "NotRec": []}
         for condition in conditions:
             decision = decide(self._kb[condition], items, evidence["nutrition"],
-                              self._thresholds)
+                              self._thresholds, profile)
             if decision is not None and decision.side in sides:
                 sides[decision.side].append(vars(decision))
         return Standing(sides["Rec"], sides["NotRec"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -51,10 +53,39 @@ class RecipeRecord(BaseModel):
     @field_validator("ingredients")
     @classmethod
     def _lines(cls, lines: list[str]) -> list[str]:
-        cleaned = [" ".join(str(line).split()) for line in lines]
+        cleaned = [plain_text(line) for line in lines]
         if not any(cleaned):
             raise ValueError("every ingredient line is empty")
         return cleaned
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, title: str) -> str:
+        return plain_text(title)
+
+    @field_validator("instructions")
+    @classmethod
+    def _steps(cls, steps: list[str]) -> list[str]:
+        return [text for text in (plain_text(step) for step in steps) if text]
+
+
+# Wiki references and markup a page leaves in its text: <ref name=x>...</ref>, <ref .../>,
+# other tags, bold and italic quotes (two or more apostrophes), [[link|label]] and [[link]].
+_REFERENCE = re.compile(r"(?is)<ref\b[^>]*/>|<ref\b[^>]*>.*?</ref>")
+_TAG = re.compile(r"(?s)</?[A-Za-z][^<>]{0,200}>")
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]")
+_WIKI_QUOTES = re.compile(r"'{2,}")
+
+
+def plain_text(text: Any) -> str:
+    """``text`` as a reader sees it: HTML entities decoded (``&frac12;`` -> ½, ``&#189;``),
+    wiki references, tags and markup removed, white space collapsed."""
+    value = html.unescape(html.unescape(str(text)))  # "&amp;frac12;": escaped twice
+    value = _REFERENCE.sub(" ", value)
+    value = _TAG.sub(" ", value)
+    value = _WIKI_LINK.sub(r"\1", value)
+    value = _WIKI_QUOTES.sub("", value)
+    return " ".join(value.split())
 
 
 class ResolvedIngredient(BaseModel):

@@ -1,0 +1,218 @@
+"""The dish as a whole: what it is (a drink, a sweet topping, a condiment), how much of its
+energy comes from free sugars, its alcohol, and the unresolved lines that could decide a label.
+
+"Recommend" is a claim about the whole dish (FAM-Bench asks the model to recommend "only when
+the overall evidence supports suitability"), so a beneficial ingredient alone does not make a
+dish recommended. :func:`withheld` names the reasons a dish is never recommended, whatever its
+ingredients, each cited in ``standards/data/fam_rules.yaml``:
+
+* a dish (not a drink) whose free sugars are above ``free_sugars_max_energy_share`` of its
+  energy (WHO 2015, under 10 % of energy; free sugars are the sugars of added sugars, honey,
+  syrups, sweets and fruit juices);
+* a sugar-sweetened drink (free sugars at least ``ssb_min_free_sugars_per_100g``, the UK soft
+  drinks levy's line; a drink's energy is mostly its sugar, so the energy share says nothing
+  there) or an alcoholic drink; an icing, frosting, glaze, syrup or sweet spread; a condiment,
+  sauce, dressing or spice blend (eaten in small amounts: it supports no diet);
+* alcohol in any amount, cooked or not, for a condition whose guidance limits alcohol (USDA
+  retention factors keep 5-85 % of the alcohol after cooking);
+* beneficial foods under ``beneficial_total_min_share`` of the dish's mass (water left out)
+  together.
+
+:func:`decisive_unresolved` reads the lines the recipe build could not resolve: a line naming a
+meat, fish, alcohol, a fried or processed food could decide a label (Appendix F, missing
+ingredients), so a recommendation that ignores it is withheld.
+
+The dish's kind is read from its title's head noun (the last word before "in", "with", "and"
+...: "Tea Cake" is a cake, "Beef in Beer" is beef) and its category.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+DRINK, TOPPING, CONDIMENT = "drink", "sweet topping", "condiment"
+
+_HEADS = {
+    DRINK: ("lemonade limeade punch smoothie smoothies milkshake shake juice tea chai coffee latte "
+            "cappuccino espresso mocha cocoa chocolate-drink cider eggnog nog lassi sangria "
+            "cocktail martini margarita mojito daiquiri liqueur wine beer ale stout soda pop "
+            "cordial squash horchata kombucha toddy grog spritzer frappe frappuccino float "
+            "drink drinks beverage beverages sharbat sherbet julep sour fizz colada slush "
+            "slushie kefir ayran"),
+    TOPPING: ("icing frosting glaze syrup fondant ganache caramel butterscotch jam jelly "
+              "preserves preserve marmalade curd compote coulis fudge-sauce dulce spread "
+              "sprinkles"),
+    CONDIMENT: ("sauce sauces dressing dressings vinaigrette condiment relish chutney ketchup "
+                "catsup mustard mayonnaise mayo aioli salsa pesto dip gravy marinade rub "
+                "seasoning seasonings masala blend mix powder paste vinegar pickle pickles "
+                "oil butter"),
+}
+HEAD_KINDS = {word: kind for kind, words in _HEADS.items() for word in words.split()}
+CATEGORY_KINDS = ((re.compile(r"(?i)\b(beverage|drink|cocktail)"), DRINK),
+                  (re.compile(r"(?i)\b(frosting|icing|syrup|jam|jelly|preserve)"), TOPPING),
+                  (re.compile(r"(?i)\b(sauce|dressing|condiment|spice mix|marinade|seasoning|"
+                              r"relish|chutney|dip)"), CONDIMENT))
+# The words that end the dish's own name in a title ("Beef in Beer", "Tea with Lemon"); a
+# comma or parenthesis starts a note.
+_HEAD_END = re.compile(r"(?i)\s(?:in|with|and|on|over|for|from|a la|au|aux|de|di|alla|à)\s|"
+                       r"[,(:;]|\s-\s")
+
+# Free sugars (WHO 2015): the sugars of these concepts and of fruit juices.
+FREE_SUGAR_CONCEPTS = frozenset({"added_sugars", "high_sugar_desserts",
+                                 "sugar_sweetened_beverages"})
+# Unresolved lines that could decide a label, by the concept they would add.
+DECISIVE_WORDS: dict[str, re.Pattern[str]] = {
+    "red_meat": re.compile(r"(?i)\b(beef|veal|pork|lamb|mutton|goat|kid|venison|elk|moose|"
+                           r"bison|buffalo|boar|rabbit|hare|kangaroo|caribou|game|steaks?|"
+                           r"chops?|brisket|oxtail|ribs?)\b"),
+    "processed_meats": re.compile(r"(?i)\b(sausages?|bacon|ham|salami|chorizo|pepperoni|"
+                                  r"hot ?dogs?|frankfurters?|wieners?|bratwurst|kielbasa|"
+                                  r"pancetta|prosciutto|jerky|spam|bologna|merguez)\b"),
+    "fish_seafood": re.compile(r"(?i)\b(fish|salmon|tuna|cod|trout|sardines?|anchov(?:y|ies)|"
+                               r"mackerel|shrimps?|prawns?|crabs?|lobsters?|mussels?|clams?|"
+                               r"oysters?|scallops?|squid|octopus|tilapia|catfish|haddock)\b"),
+    "alcohol": re.compile(r"(?i)\b(wine|beer|ale|lager|stout|rum|vodka|gin|brandy|cognac|"
+                          r"whisk(?:e)?y|bourbon|sherry|port|liqueur|tequila|sake|mirin|"
+                          r"vermouth|champagne|prosecco|cider|kirsch|schnapps|amaretto|"
+                          r"marsala|madeira|grappa|ouzo|absinthe)\b"),
+    "fried_foods": re.compile(r"(?i)\b(chips|crisps|fries|fried|batter|tempura|doughnuts?)\b"),
+    "highly_processed_foods": re.compile(r"(?i)\b(instant|packaged|boxed|frozen dinner|"
+                                         r"cake mix|soup mix|bouillon|stock cubes?|nuggets)\b"),
+}
+# "ginger ale" and "root beer" are soft drinks; "rum extract" holds a trace.
+_NOT_ALCOHOL = re.compile(r"(?i)\b(ginger ale|root beer|birch beer|extract|flavou?ring|"
+                          r"non-?alcoholic|alcohol-free|wine vinegar|cider vinegar|"
+                          r"apple cider(?! vinegar)\s+(?:juice))\b")
+
+
+@dataclass(frozen=True)
+class DishProfile:
+    """What the rules read of the dish as a whole (kept in each instance's evidence, so the
+    rule-based reference reads the same)."""
+
+    kinds: tuple[str, ...] = ()
+    free_sugar_share: float | None = None  # share of the dish's energy from free sugars
+    free_sugar_foods: tuple[str, ...] = ()  # the foods carrying a tenth of them or more
+    free_sugars_per_100g: float | None = None  # grams of free sugars per 100 g of the dish
+    alcohol: tuple[str, ...] = ()  # canonical names of the alcoholic ingredients
+    unresolved: dict[str, list[str]] = field(default_factory=dict)  # concept -> lines
+
+    def as_evidence(self) -> dict[str, Any]:
+        return {"kinds": list(self.kinds), "free_sugar_share": self.free_sugar_share,
+                "free_sugar_foods": list(self.free_sugar_foods),
+                "free_sugars_per_100g": self.free_sugars_per_100g,
+                "alcohol": list(self.alcohol), "unresolved": dict(self.unresolved)}
+
+    @classmethod
+    def from_evidence(cls, row: dict[str, Any] | None) -> DishProfile:
+        if not row:
+            return cls()
+        return cls(tuple(row.get("kinds") or ()), row.get("free_sugar_share"),
+                   tuple(row.get("free_sugar_foods") or ()), row.get("free_sugars_per_100g"),
+                   tuple(row.get("alcohol") or ()),
+                   {k: list(v) for k, v in (row.get("unresolved") or {}).items()})
+
+    @property
+    def drink(self) -> bool:
+        return DRINK in self.kinds
+
+
+def head_noun(title: str) -> str:
+    """The last word of the dish's own name in ``title`` (lower case, "" for none)."""
+    name = _HEAD_END.split(title.strip(), maxsplit=1)[0]
+    words = re.findall(r"[a-z]+(?:-[a-z]+)?", name.lower())
+    return words[-1] if words else ""
+
+
+# the recipe build's food category (nutrireason.recipes) -> kind
+FOOD_CATEGORY_KINDS = {"beverages": DRINK, "sauces and condiments": CONDIMENT}
+
+
+def dish_kinds(title: str, category: str | None,
+               food_category: str | None = None) -> tuple[str, ...]:
+    """The kinds the title's head noun, the source's category and the build's food category
+    name (drink, sweet topping, condiment)."""
+    kinds = set()
+    if food_category in FOOD_CATEGORY_KINDS:
+        kinds.add(FOOD_CATEGORY_KINDS[food_category])
+    head = head_noun(title)
+    singular = head[:-1] if head.endswith("s") else head
+    for word in (head, singular):
+        if word in HEAD_KINDS:
+            kinds.add(HEAD_KINDS[word])
+    for pattern, kind in CATEGORY_KINDS:
+        if category and pattern.search(category):
+            kinds.add(kind)
+    return tuple(sorted(kinds))
+
+
+def is_free_sugar(canonical: str, concepts: Iterable[str]) -> bool:
+    """A food whose sugars are free sugars (WHO 2015): added sugars, honey, syrups, sweets,
+    sweetened drinks and fruit juices."""
+    return bool(FREE_SUGAR_CONCEPTS & set(concepts)) or canonical.endswith("juice")
+
+
+def alcoholic_line(line: str) -> bool:
+    """The line names an alcoholic drink (not ginger ale, an extract or a vinegar)."""
+    return bool(DECISIVE_WORDS["alcohol"].search(line)) and not _NOT_ALCOHOL.search(line)
+
+
+def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
+    """Concept -> the unresolved lines that name a food of it."""
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        for concept, pattern in DECISIVE_WORDS.items():
+            if concept == "alcohol" and not alcoholic_line(line):
+                continue
+            if pattern.search(line):
+                found.setdefault(concept, []).append(line)
+    return found
+
+
+def free_sugars(items: Iterable[Any]) -> tuple[float | None, float | None, tuple[str, ...]]:
+    """(share of the weighed ingredients' energy from free sugars, free sugars in grams per
+    100 g of the dish, the foods carrying at least a tenth of them); None where the energy or
+    the mass is unknown. ``items``: annotate's Ingredient rows."""
+    energy = mass = total = 0.0
+    grams_by_food: dict[str, float] = {}
+    for item in items:
+        if not item.grams:
+            continue
+        mass += item.grams
+        energy += item.grams * _value(item, "calories") / 100
+        if is_free_sugar(item.canonical, item.concepts):
+            sugar = item.grams * _value(item, "sugar") / 100
+            if sugar > 0:
+                total += sugar
+                grams_by_food[item.canonical] = grams_by_food.get(item.canonical, 0.0) + sugar
+    carriers = tuple(food for food, grams in grams_by_food.items() if grams >= 0.1 * total)
+    share = round(4.0 * total / energy, 4) if energy > 0 else None
+    per_100g = round(100.0 * total / mass, 3) if mass > 0 else None
+    return share, per_100g, carriers
+
+
+def _value(item: Any, nutrient: str) -> float:
+    value = item.nutrients.get(nutrient)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if number == number else 0.0  # NaN: not measured
+
+
+def dish_profile(recipe: dict[str, Any], items: list[Any]) -> DishProfile:
+    """The profile of a resolved recipe (``recipes.jsonl`` shape) and its matched
+    ingredients."""
+    record = recipe["record"]
+    share, per_100g, carriers = free_sugars(items)
+    alcohol = tuple(dict.fromkeys(i.canonical for i in items if "alcohol" in i.concepts
+                                  and alcoholic_line(i.line + " " + i.canonical)))
+    unresolved = [str(row.get("line") or "") for row in recipe.get("ingredients") or []
+                  if not row.get("ndb_no") and row.get("kind") != "header"]
+    kinds = dish_kinds(str(record.get("title") or ""), record.get("category"),
+                       recipe.get("food_category"))
+    return DishProfile(kinds, share, carriers, per_100g, alcohol,
+                       unresolved_concepts(unresolved))
