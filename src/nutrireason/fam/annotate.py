@@ -85,6 +85,7 @@ class Thresholds:
     free_sugars_max_energy_share: float = 0.10
     beneficial_total_min_share: float = 0.25
     ssb_min_free_sugars_per_100g: float = 5.0
+    drink_low_free_sugars_per_100g: float = 2.5
 
 
 class _Rules(_Strict):
@@ -100,6 +101,7 @@ class _Rules(_Strict):
     free_sugars_max_energy_share: RuleValue
     beneficial_total_min_share: RuleValue
     ssb_min_free_sugars_per_100g: RuleValue
+    drink_low_free_sugars_per_100g: RuleValue
     alcohol_any_amount: RuleValue
 
 
@@ -112,7 +114,8 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
                       rules.contributor_min_share.value,
                       rules.free_sugars_max_energy_share.value,
                       rules.beneficial_total_min_share.value,
-                      rules.ssb_min_free_sugars_per_100g.value)
+                      rules.ssb_min_free_sugars_per_100g.value,
+                      rules.drink_low_free_sugars_per_100g.value)
 
 
 @lru_cache(maxsize=1)
@@ -253,12 +256,14 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     why = []
     share = profile.free_sugar_share
     if not profile.drink and share is not None and \
-            share > thresholds.free_sugars_max_energy_share:
+            share >= thresholds.free_sugars_max_energy_share:  # WHO: "less than 10 %"
         why.append(f"free sugars are {share:.0%} of its energy (WHO: under "
                    f"{thresholds.free_sugars_max_energy_share:.0%})")
-    if sugar_sweetened_drink(profile, thresholds):
-        why.append(f"a sugar-sweetened drink ({profile.free_sugars_per_100g:g} g free sugars "
-                   "per 100 g)")
+    per_100g = profile.free_sugars_per_100g
+    if profile.drink and per_100g is not None and \
+            per_100g > thresholds.drink_low_free_sugars_per_100g:
+        why.append(f"a sweetened drink ({per_100g:g} g free sugars per 100 g, over "
+                   f"{thresholds.drink_low_free_sugars_per_100g:g})")
     if profile.drink and profile.alcohol:
         why.append("an alcoholic drink")
     if "sweet topping" in profile.kinds:

@@ -9,9 +9,11 @@ ingredients, each cited in ``standards/data/fam_rules.yaml``:
 * a dish (not a drink) whose free sugars are above ``free_sugars_max_energy_share`` of its
   energy (WHO 2015, under 10 % of energy; free sugars are the sugars of added sugars, honey,
   syrups, sweets and fruit juices);
-* a sugar-sweetened drink (free sugars at least ``ssb_min_free_sugars_per_100g``, the UK soft
-  drinks levy's line; a drink's energy is mostly its sugar, so the energy share says nothing
-  there) or an alcoholic drink; an icing, frosting, glaze, syrup or sweet spread; a condiment,
+* a drink that is not low in free sugars (over ``drink_low_free_sugars_per_100g``, the UK
+  front-of-pack "low" line; a drink's energy is mostly its sugar, so the energy share says
+  nothing there) or an alcoholic drink; from ``ssb_min_free_sugars_per_100g`` (the UK soft
+  drinks levy's line) the drink is a sugar-sweetened beverage, evidence against it where the
+  condition lists that concept; an icing, frosting, glaze, syrup or sweet spread; a condiment,
   sauce, dressing or spice blend (eaten in small amounts: it supports no diet);
 * alcohol in any amount, cooked or not, for a condition whose guidance limits alcohol (USDA
   retention factors keep 5-85 % of the alcohol after cooking);
@@ -149,10 +151,20 @@ def dish_kinds(title: str, category: str | None,
     return tuple(sorted(kinds))
 
 
-def is_free_sugar(canonical: str, concepts: Iterable[str]) -> bool:
+# SR28 descriptions (and canonical names) of foods whose sugars are free sugars: sugars,
+# syrups, honey, jams, sweets, frozen desserts, sweetened products and fruit juices
+FREE_SUGAR_WORDS = re.compile(
+    r"(?i)\b(sugars?|syrups?|honey|jams?|jell(?:y|ies)|preserves|marmalade|molasses|candies|"
+    r"candy|frostings?|icings?|toppings?|ice creams?|sherbets?|sorbets?|frozen yogurts?|"
+    r"hazelnut spread|nectars?|agave|sweetened|sweets|juices?|caramels?|fudge|puddings?|"
+    r"chocolate|cookies|cakes?|pastr(?:y|ies)|sweetener)\b")
+
+
+def is_free_sugar(canonical: str, concepts: Iterable[str], description: str = "") -> bool:
     """A food whose sugars are free sugars (WHO 2015): added sugars, honey, syrups, sweets,
-    sweetened drinks and fruit juices."""
-    return bool(FREE_SUGAR_CONCEPTS & set(concepts)) or canonical.endswith("juice")
+    sweetened products and fruit juices (by concept, name or SR28 description)."""
+    return bool(FREE_SUGAR_CONCEPTS & set(concepts)) or \
+        bool(FREE_SUGAR_WORDS.search(f"{canonical} {description}"))
 
 
 def alcoholic_line(line: str) -> bool:
@@ -172,10 +184,13 @@ def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
     return found
 
 
-def free_sugars(items: Iterable[Any]) -> tuple[float | None, float | None, tuple[str, ...]]:
+def free_sugars(items: Iterable[Any], descriptions: dict[str, str] | None = None
+                ) -> tuple[float | None, float | None, tuple[str, ...]]:
     """(share of the weighed ingredients' energy from free sugars, free sugars in grams per
     100 g of the dish, the foods carrying at least a tenth of them); None where the energy or
-    the mass is unknown. ``items``: annotate's Ingredient rows."""
+    the mass is unknown. ``items``: annotate's Ingredient rows; ``descriptions``: line -> its
+    SR28 description."""
+    descriptions = descriptions or {}
     energy = mass = total = 0.0
     grams_by_food: dict[str, float] = {}
     for item in items:
@@ -183,7 +198,7 @@ def free_sugars(items: Iterable[Any]) -> tuple[float | None, float | None, tuple
             continue
         mass += item.grams
         energy += item.grams * _value(item, "calories") / 100
-        if is_free_sugar(item.canonical, item.concepts):
+        if is_free_sugar(item.canonical, item.concepts, descriptions.get(item.line, "")):
             sugar = item.grams * _value(item, "sugar") / 100
             if sugar > 0:
                 total += sugar
@@ -207,7 +222,9 @@ def dish_profile(recipe: dict[str, Any], items: list[Any]) -> DishProfile:
     """The profile of a resolved recipe (``recipes.jsonl`` shape) and its matched
     ingredients."""
     record = recipe["record"]
-    share, per_100g, carriers = free_sugars(items)
+    descriptions = {str(row.get("line")): str(row.get("sr28_description") or "")
+                    for row in recipe.get("ingredients") or []}
+    share, per_100g, carriers = free_sugars(items, descriptions)
     alcohol = tuple(dict.fromkeys(i.canonical for i in items if "alcohol" in i.concepts
                                   and alcoholic_line(i.line + " " + i.canonical)))
     unresolved = [str(row.get("line") or "") for row in recipe.get("ingredients") or []

@@ -1,0 +1,184 @@
+""""Recommend" is a claim about the whole dish (nutrireason.fam.dish): each rule on recipes
+written for the test, on real SR28 foods; the expected side and the reason are written beside
+each case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nutrireason.fam.annotate import MISSING_REASON, WITHHELD_REASON, annotate
+from nutrireason.fam.dish import (
+    CONDIMENT,
+    DRINK,
+    TOPPING,
+    alcoholic_line,
+    dish_kinds,
+    head_noun,
+    unresolved_concepts,
+)
+from nutrireason.fam.kb import load_kb
+from nutrireason.fam.pool import food_table
+from nutrireason.fam.vocabulary import Vocabulary
+
+NUTRIENTS = ("calories", "protein", "saturated_fat", "sugar", "sodium", "potassium",
+             "phosphorus", "carbohydrates", "total_fat")
+
+
+@pytest.mark.parametrize(("title", "category", "kinds"), [
+    ("Pink Lemonade", None, (DRINK,)),
+    ("Tea Cake", None, ()),  # a cake: the head noun is the last word
+    ("Beef in Beer", None, ()),  # the dish is beef, braised in beer
+    ("Coq au Vin", None, ()),
+    ("Royal Icing", None, (TOPPING,)),
+    ("Maple Syrup Glaze", None, (TOPPING,)),
+    ("Caesar Salad Dressing", None, (CONDIMENT,)),
+    ("Garam Masala", None, (CONDIMENT,)),
+    ("Mango Lassi (Indian yoghurt drink)", None, (DRINK,)),
+    ("Vegetable Stew", "Beverage recipes", (DRINK,)),  # the source's category counts too
+])
+def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category, kinds):
+    assert dish_kinds(title, category) == kinds, head_noun(title)
+
+
+@pytest.mark.parametrize(("line", "alcoholic"), [
+    ("1 cup dry red wine", True),
+    ("2 tbsp bourbon", True),
+    ("2 tbsp red wine vinegar", False),  # a vinegar holds no alcohol
+    ("1 can ginger ale", False),  # a soft drink
+    ("1 tsp rum extract", False),  # a flavouring, a trace
+    ("1 bottle root beer", False),
+])
+def test_alcohol_is_read_from_the_line(line, alcoholic):
+    assert alcoholic_line(line) is alcoholic
+
+
+def test_unresolved_lines_name_the_concept_they_could_add():
+    found = unresolved_concepts(["2 lb goat meat, cubed", "1 bag potato chips",
+                                 "1 cup stout", "2 sprigs fresh epazote"])
+    assert found == {"red_meat": ["2 lb goat meat, cubed"],
+                     "fried_foods": ["1 bag potato chips"], "alcohol": ["1 cup stout"]}
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+@pytest.fixture(scope="module")
+def world(sr28) -> tuple[dict, Vocabulary, dict]:
+    return load_kb(), Vocabulary.load(), food_table(sr28)
+
+
+def recipe(world, title: str, lines: list[tuple[str, str | None, float | None]],
+           servings: float = 4, category: str | None = None) -> dict[str, Any]:
+    """A resolved recipe: (line, SR28 ndb or None for an unresolved line, grams); its
+    nutrition tables summed from SR28 by hand (value per 100 g x grams / 100)."""
+    foods = world[2]
+    total = {n: 0.0 for n in NUTRIENTS}
+    mass = 0.0
+    rows = []
+    for line, ndb, grams in lines:
+        rows.append({"line": line, "ndb_no": ndb, "grams": grams, "kind": "quantified",
+                     "sr28_description": foods[ndb]["description"] if ndb else None,
+                     "states": []})
+        if ndb and grams:
+            mass += grams
+            for name in NUTRIENTS:
+                value = foods[ndb]["nutrients"].get(name)
+                total[name] += 0.0 if value is None or value != value else value * grams / 100
+    per_serving = {k: v / servings for k, v in total.items()}
+    per_100g = {k: 100 * v / mass for k, v in total.items()}
+    return {"record": {"id": title.lower().replace(" ", "-"), "title": title,
+                       "category": category, "instructions": ["Mix.", "Serve."]},
+            "ingredients": rows, "kept": True, "exclusion": None,
+            "nutrition": {"per_serving": per_serving, "per_100g": per_100g}}
+
+
+def side(world, dish: dict[str, Any], condition: str) -> tuple[str, Any]:
+    kb, vocabulary, foods = world
+    annotation = annotate(dish, kb, vocabulary, foods)
+    for entry in annotation["rec"]:
+        if entry["condition"] == condition:
+            return "recommend", set(entry["ingredients"])
+    for entry in annotation["not_rec"]:
+        if entry["condition"] == condition:
+            return "not_recommend", set(entry["ingredients"])
+    for entry in annotation["excluded_entries"]:
+        if entry["condition"] == condition:
+            return "excluded", entry["reason"]
+    return "neutral", None
+
+
+EGG_WHITE, ICING_SUGAR, SUGAR, WINE, WATER = "01124", "19336", "19335", "14096", "14555"
+LEMON_JUICE, ORANGE, KIDNEY_BEANS, TOMATO, ONION = "09152", "09200", "16145", "11529", "11282"
+PASTA, OLIVE_OIL, CARROT, LETTUCE = "20121", "04053", "11124", "11251"
+
+
+def test_royal_icing_is_never_recommended_for_kidney_disease(world):
+    # egg white is CKD-beneficial (lean protein), but the icing is 90 % sugar and an icing
+    icing = recipe(world, "Royal Icing", [("3 egg whites", EGG_WHITE, 100),
+                                          ("4 cups icing sugar", ICING_SUGAR, 480)])
+    assert side(world, icing, "chronic_kidney_disease") == ("excluded", WITHHELD_REASON)
+
+
+def test_sweetened_lemonade_is_a_sugar_sweetened_drink_resting_on_its_sugar(world):
+    # 160 g sugar in 1.3 kg: 12 g free sugars per 100 g, over the levy's 5 g; gout lists
+    # sugar-sweetened beverages under avoid; the lemon juice carries a trace of the sugars
+    lemonade = recipe(world, "Lemonade", [("1 cup lemon juice", LEMON_JUICE, 240),
+                                          ("3/4 cup sugar", SUGAR, 160),
+                                          ("4 cups water", WATER, 940)])
+    assert side(world, lemonade, "gout") == ("not_recommend", {"sugar"})
+    assert side(world, lemonade, "osteoporosis")[0] == "not_recommend"
+
+
+def test_sangria_is_an_alcoholic_drink_against_hypertension(world):
+    # wine is 60 % of the drink: alcohol on the hypertension limit side, in a drink
+    sangria = recipe(world, "Sangria", [("1 bottle red wine", WINE, 750),
+                                        ("2 oranges, sliced", ORANGE, 260),
+                                        ("2 tbsp sugar", SUGAR, 25)])
+    label, rationale = side(world, sangria, "hypertension")
+    assert label == "not_recommend" and rationale == {"wine"}
+
+
+def test_alcohol_cooked_into_a_dish_withholds_a_recommendation(world):
+    # a bean stew (beans, tomato, onion: beneficial for CVD) with 30 ml wine, 2.6 % of the
+    # mass: under the limit share, but cooking leaves 5-85 % of the alcohol
+    stew = recipe(world, "Bean Stew", [("2 cans kidney beans, drained", KIDNEY_BEANS, 500),
+                                       ("4 tomatoes", TOMATO, 480),
+                                       ("1 onion", ONION, 110),
+                                       ("2 tbsp red wine", WINE, 30)])
+    assert side(world, stew, "cardiovascular_disease") == ("excluded", WITHHELD_REASON)
+    without = recipe(world, "Bean Stew", [("2 cans kidney beans, drained", KIDNEY_BEANS, 500),
+                                          ("4 tomatoes", TOMATO, 480),
+                                          ("1 onion", ONION, 110)])
+    assert side(world, without, "cardiovascular_disease")[0] == "recommend"
+
+
+def test_an_unresolved_meat_line_excludes_a_recommendation_it_could_overturn(world):
+    # the vegetables would make it recommended for gout; the goat (no SR28 food resolved) is
+    # red meat on the gout limit list and could decide the label
+    stew = recipe(world, "Goat Stew", [("2 lb goat meat, cubed", None, None),
+                                       ("4 tomatoes", TOMATO, 480),
+                                       ("3 carrots", CARROT, 180),
+                                       ("1 onion", ONION, 110)])
+    assert side(world, stew, "gout") == ("excluded", MISSING_REASON)
+
+
+def test_a_sprinkle_of_beneficial_food_does_not_make_a_dish_recommended(world):
+    # tomato is 12 % of a pasta dish (over the 10 % bar for one food, under the quarter the
+    # whole dish needs); pasta and oil are on no hypertension list
+    pasta = recipe(world, "Pasta with Tomato", [("500 g cooked pasta", PASTA, 500),
+                                                 ("1 tomato", TOMATO, 80),
+                                                 ("3 tbsp olive oil", OLIVE_OIL, 40)])
+    assert side(world, pasta, "hypertension") == ("excluded", WITHHELD_REASON)
+    salad = recipe(world, "Garden Salad", [("1 head romaine", LETTUCE, 300),
+                                           ("2 tomatoes", TOMATO, 240),
+                                           ("1 tbsp olive oil", OLIVE_OIL, 14)])
+    assert side(world, salad, "hypertension")[0] == "recommend"
+
+
+def test_a_dressing_is_a_condiment_and_never_recommended(world):
+    dressing = recipe(world, "Lemon Dressing", [("1/2 cup olive oil", OLIVE_OIL, 110),
+                                                ("1/4 cup lemon juice", LEMON_JUICE, 60)])
+    assert side(world, dressing, "cardiovascular_disease")[0] in ("excluded", "neutral")
+    assert side(world, dressing, "cardiovascular_disease")[0] != "recommend"

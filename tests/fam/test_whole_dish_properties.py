@@ -1,0 +1,113 @@
+"""Properties of "recommend" over the real FAM-Bench build, each read independently of the
+rules: free sugars are recomputed here from the recipe's lines and SR28 (its Sweets group, and
+honey, syrups and juices by description), alcohol from the lines' words, and the text a model
+reads is searched for HTML entities and wiki markup."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nutrireason.fam.kb import load_kb
+
+SWEETS_GROUP = "1900"
+FREE_SUGAR_DESCRIPTIONS = re.compile(r"(?i)\b(juice|syrup|honey|nectar|marmalade|jam|"
+                                     r"preserves|molasses|sweetened)\b")
+ALCOHOL = re.compile(r"(?i)\b(wine|beer|ale|lager|stout|rum|vodka|gin|brandy|cognac|whiske?y|"
+                     r"bourbon|sherry|liqueur|tequila|sake|vermouth|champagne|prosecco|"
+                     r"schnapps|amaretto|marsala|kirsch)\b")
+NOT_ALCOHOL = re.compile(r"(?i)\b(ginger ale|root beer|extract|vinegar|non-?alcoholic)\b")
+DRINK_WORDS = re.compile(r"(?i)\b(lemonade|punch|smoothie|shake|sangria|cocktail|tea|coffee|"
+                         r"lassi|cider|eggnog|juice|soda|drink|beverage|sharbat|milk)\s*$")
+MARKUP = re.compile(r"&[a-zA-Z]+;|&#x?[0-9a-fA-F]+;|<ref|</ref>|<[a-z]+[^<>]*>|\[\[|''")
+ENERGY_SHARE, DRINK_LOW_PER_100G = 0.10, 2.5
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def built(real_build, recipe_build, sr28) -> tuple[list[dict], dict[str, dict], Any]:
+    recipes = {r["record"]["id"]: r for r in _jsonl(recipe_build / "recipes.jsonl")}
+    return _jsonl(real_build / "dish.jsonl"), recipes, sr28
+
+
+def _value(nutrients, ndb: str, name: str) -> float:
+    if ndb not in nutrients.index:
+        return 0.0
+    value = nutrients.loc[ndb, name]
+    return 0.0 if value != value else float(value)
+
+
+def free_sugars(recipe: dict, sr28) -> tuple[float, float]:
+    """(share of energy, grams per 100 g) of free sugars, read from SR28 alone."""
+    foods = sr28.foods.set_index("ndb_no")
+    nutrients = sr28.nutrients.set_index("ndb_no")
+    energy = sugars = mass = 0.0
+    for row in recipe["ingredients"]:
+        ndb, grams = row.get("ndb_no"), row.get("grams")
+        if not ndb or not grams:
+            continue
+        mass += grams
+        energy += grams * _value(nutrients, ndb, "calories") / 100
+        food = foods.loc[ndb]
+        if str(food["group_code"]) == SWEETS_GROUP or \
+                FREE_SUGAR_DESCRIPTIONS.search(str(food["description"])):
+            sugars += grams * _value(nutrients, ndb, "sugar") / 100
+    return (4 * sugars / energy if energy else 0.0), (100 * sugars / mass if mass else 0.0)
+
+
+def is_drink(recipe: dict) -> bool:
+    record = recipe["record"]
+    return recipe.get("food_category") == "beverages" or \
+        "beverage" in str(record.get("category") or "").lower() or \
+        bool(DRINK_WORDS.search(re.split(r"[(,]", record["title"])[0].strip()))
+
+
+def recommended(built) -> list[tuple[dict, dict]]:
+    dish, recipes, _ = built
+    return [(item, recipes[item["recipe_id"]]) for item in dish
+            if item["gold"]["decision"] == "recommend"]
+
+
+def test_no_recommended_dish_is_high_in_free_sugars(built):
+    sr28 = built[2]
+    high = []
+    for item, recipe in recommended(built):
+        share, per_100g = free_sugars(recipe, sr28)
+        too_sweet = per_100g > DRINK_LOW_PER_100G if is_drink(recipe) else share > ENERGY_SHARE
+        if too_sweet:
+            high.append((item["recipe_id"], item["condition"], round(share, 3),
+                         round(per_100g, 2)))
+    assert high == []
+
+
+def test_no_recommended_dish_holds_alcohol_for_a_condition_that_limits_it(built):
+    kb = load_kb()
+    limits = {c for c, entry in kb.items()
+              if any("alcohol" in entry.side(s).concepts for s in ("avoid", "limit"))}
+    assert {"hypertension", "stroke", "cardiovascular_disease", "type_2_diabetes", "obesity",
+            "chronic_kidney_disease"} <= limits
+    found = [(item["recipe_id"], item["condition"], row["line"])
+             for item, recipe in recommended(built) for row in recipe["ingredients"]
+             if item["condition"] in limits and ALCOHOL.search(row["line"])
+             and not NOT_ALCOHOL.search(row["line"])]
+    assert found == []
+
+
+def test_no_text_a_model_reads_holds_entities_or_markup(real_build):
+    found = []
+    for name in ("dish.jsonl", "rank.jsonl"):
+        for item in _jsonl(real_build / name):
+            dishes = [item["dish"]] if "dish" in item else list(item["dishes"].values())
+            for dish in dishes:
+                for text in [dish.get("title", ""), *map(str, dish.get("ingredients") or []),
+                             *map(str, dish.get("instructions") or [])]:
+                    if MARKUP.search(text):
+                        found.append((item["id"], text[:80]))
+    assert found == []
