@@ -111,3 +111,27 @@ def test_no_text_a_model_reads_holds_entities_or_markup(real_build):
                     if MARKUP.search(text):
                         found.append((item["id"], text[:80]))
     assert found == []
+
+
+def test_every_cited_name_is_a_reading_of_its_own_line(built):
+    """A rationale names a food on the dish's lines by its own name (its head word stands in
+    the line or in the SR28 food the line was read as) or by the class it belongs to (brandy:
+    liquor); never another food (a cucumber named "celery")."""
+    from nutrireason.fam.vocabulary import CLASS_NAMES
+
+    dish, recipes, _ = built
+    wrong = []
+    for item in dish:
+        described = {row["line"]: str(row.get("sr28_description") or "").lower()
+                     for row in recipes[item["recipe_id"]]["ingredients"]}
+        rows = item["gold"]["ingredients"]
+        for name in item["gold"]["rationale"]:
+            if name in CLASS_NAMES:
+                continue
+            head = name.split()[-1]
+            stem = head[:max(4, len(head) - 2)]
+            lines = [row["line"] for row in rows if row["canonical"] == name]
+            if not any(stem in line.lower() or stem in described.get(line, "")
+                       for line in lines):
+                wrong.append((item["id"], name, lines[:1]))
+    assert wrong == []

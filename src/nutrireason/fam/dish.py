@@ -204,7 +204,7 @@ def free_sugars(items: Iterable[Any], descriptions: dict[str, str] | None = None
                 total += sugar
                 grams_by_food[item.canonical] = grams_by_food.get(item.canonical, 0.0) + sugar
     carriers = tuple(food for food, grams in grams_by_food.items() if grams >= 0.1 * total)
-    share = round(4.0 * total / energy, 4) if energy > 0 else None
+    share = round(4.0 * total / energy, 6) if energy > 0 else None
     per_100g = round(100.0 * total / mass, 3) if mass > 0 else None
     return share, per_100g, carriers
 

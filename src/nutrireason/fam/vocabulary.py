@@ -57,6 +57,36 @@ def derived_name(description: str | None) -> str:
     return " ".join(name.split())
 
 
+# Canonical names that name a class of foods (a rationale may name the class a food belongs
+# to: brandy is a liquor, kielbasa a sausage); any other canonical names one food, and a food
+# it does not describe is named by its own description instead (a cucumber is no celery).
+CLASS_NAMES = frozenset({
+    "dried fruit", "liquor", "shellfish", "tropical fruit", "baked dessert", "berries",
+    "pastry", "sausage", "candy", "jam", "fruit juice", "soft drink", "beans", "pasta",
+    "giblets", "wheat", "melons", "organ meat", "bread crumbs", "cornmeal",
+    "whole grain cornmeal", "white bread", "pickles", "salsa", "ketchup", "lard"})
+
+
+def describes(canonical: str, description: str) -> bool:
+    """The head word of ``canonical`` (its last word; its stem: the first letters, all but two
+    of a long word) stands in ``description``: "bell pepper" describes "Peppers, sweet, red",
+    "celery" does not describe "Cucumber, with peel"."""
+    words = re.findall(r"[a-z]+", canonical.lower())
+    if not words:
+        return False
+    head = words[-1]
+    return bool(re.search(r"(?<![a-z])" + re.escape(head[:max(4, len(head) - 2)]),
+                          description.lower()))
+
+
+def own_name(canonical: str, description: str) -> str:
+    """The name a rationale gives the food: the rule's canonical name when it describes the
+    food or names its class, else the food's own name from its SR28 description."""
+    if canonical in CLASS_NAMES or not description or describes(canonical, description):
+        return canonical
+    return derived_name(description) or canonical
+
+
 def _pattern(text: str) -> re.Pattern[str]:
     body = re.escape(text.lower().strip())
     if body.endswith(r"\*"):
@@ -228,7 +258,8 @@ class Vocabulary:
             labels.append(rule.label)
             concepts |= rule.concepts
             if canonical is None and rule.names:
-                canonical = rule.canonical or derived_name(text)
+                canonical = own_name(rule.canonical, text) if rule.canonical else \
+                    derived_name(text)
         return Entry(canonical or fallback_name(text), frozenset(concepts), tuple(labels))
 
     def names(self, ndb_no: str | None, description: str | None, group_code: str | None) -> bool:
