@@ -35,6 +35,9 @@ from nutrireason.fam.pool import food_table
 from nutrireason.fam.vocabulary import Vocabulary
 
 FIXTURE = Path(__file__).with_name("hand_labels.yaml")
+# More hand-labelled files, one per class of dish (sweets and drinks, condiments and alcohol,
+# starchy sides and portions ...), in the same format; recipe ids are unique across files.
+MORE_FIXTURES = Path(__file__).with_name("hand_labels")
 SIDES = {"recommend": "rec", "not_recommend": "not_rec"}
 LABELS = (*SIDES, "neutral", "excluded")
 REASONS = (HIDDEN_REASON, PORTION_REASON, UNCLEAR_PREPARATION, WITHHELD_REASON, MISSING_REASON)
@@ -45,7 +48,16 @@ METHOD = ["Prepare the ingredients.", "Cook and serve."]
 
 
 def _fixture() -> dict[str, Any]:
-    return yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+    """Every fixture file's recipes and pairs, read together."""
+    recipes: dict[str, dict[str, Any]] = {}
+    pairs: list[dict[str, Any]] = []
+    for path in [FIXTURE, *sorted(MORE_FIXTURES.glob("*.yaml"))]:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        clash = set(recipes) & set(data["recipes"])
+        assert not clash, f"{path.name}: recipe ids already used: {sorted(clash)}"
+        recipes.update(data["recipes"])
+        pairs += [dict(pair, file=path.name) for pair in data["pairs"]]
+    return {"recipes": recipes, "pairs": pairs}
 
 
 DATA = _fixture()
@@ -67,7 +79,7 @@ def _total_grams(spec: dict[str, Any]) -> float:
 def build_recipe(recipe_id: str, spec: dict[str, Any], foods: dict[str, dict]) -> dict:
     """The fixture recipe in the ``recipes.jsonl`` shape the annotator reads."""
     ingredients = [{"line": i["line"], "ndb_no": i["ndb"], "grams": i["grams"],
-                    "sr28_description": foods[i["ndb"]]["description"],
+                    "sr28_description": foods[i["ndb"]]["description"] if i["ndb"] else None,
                     "states": list(i.get("states") or [])} for i in spec["ingredients"]]
     if spec["servings"]:
         per_serving = dict(spec["per_serving"])
@@ -76,7 +88,8 @@ def build_recipe(recipe_id: str, spec: dict[str, Any], foods: dict[str, dict]) -
     else:
         per_serving, per_100g = None, dict(spec["per_100g"])
     instructions = METHOD if spec.get("instructions", True) else []
-    return {"record": {"id": recipe_id, "title": spec["title"], "instructions": instructions},
+    return {"record": {"id": recipe_id, "title": spec["title"], "instructions": instructions,
+                       "category": spec.get("category")},
             "ingredients": ingredients, "kept": True, "exclusion": None,
             "nutrition": {"per_serving": per_serving, "per_100g": per_100g}}
 
@@ -150,6 +163,9 @@ def test_every_recipe_is_well_formed(recipe_id):
     assert spec["title"] and spec["ingredients"]
     for item in spec["ingredients"]:
         assert item["line"].strip()
+        if item["ndb"] is None:  # a line the recipe build could not resolve
+            assert item["grams"] is None, item
+            continue
         assert isinstance(item["ndb"], str) and len(item["ndb"]) == 5 and item["ndb"].isdigit()
         assert item["grams"] is None or item["grams"] > 0
     table = "per_serving" if spec["servings"] else "per_100g"
@@ -161,12 +177,14 @@ def test_every_recipe_is_well_formed(recipe_id):
 def test_nutrition_tables_match_sr28(foods):
     """The hand-computed tables agree with SR28 (value per 100 g x grams; NaN counts as 0)."""
     for recipe_id, spec in RECIPES.items():
-        assert all(i["ndb"] in foods for i in spec["ingredients"]), recipe_id
+        assert all(i["ndb"] in foods for i in spec["ingredients"] if i["ndb"]), recipe_id
         divisor = spec["servings"] or _total_grams(spec) / 100.0
         table = spec["per_serving"] if spec["servings"] else spec["per_100g"]
         for nutrient in NUTRIENTS:
             total = 0.0
             for item in spec["ingredients"]:
+                if not item["ndb"]:
+                    continue
                 value = foods[item["ndb"]]["nutrients"].get(nutrient)
                 if item["grams"] and value is not None and not math.isnan(value):
                     total += value * item["grams"] / 100.0
