@@ -21,10 +21,17 @@ def recipe(rid: str, items: list[tuple[str, str, float]], per_serving: dict | No
            kept: bool = True) -> dict:
     ingredients = [{"line": line, "ndb_no": ndb, "grams": grams, "sr28_description": None}
                    for line, ndb, grams in items]
-    nutrition = {"per_serving": per_serving or {}, "per_100g": {}} if kept else None
+    nutrition = plausible_tables(per_serving) if kept else None
     return {"record": {"id": rid, "title": rid, "instructions": ["Combine."]},
             "ingredients": ingredients, "kept": kept,
             "nutrition": nutrition, "exclusion": None if kept else "unresolved ingredients: 3"}
+
+
+def plausible_tables(per_serving: dict | None) -> dict:
+    """Nutrition tables for a hand-made recipe whose per-serving values the test gives: a
+    200 g serving (200 kcal per serving, 100 per 100 g), plausible for a dish."""
+    serving = {"calories": 200.0} | per_serving if per_serving else {}
+    return {"per_serving": serving, "per_100g": {"calories": 100.0} if serving else {}}
 
 
 def sides(annotation: dict, condition: str) -> tuple[str | None, dict | None]:

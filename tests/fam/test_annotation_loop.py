@@ -38,6 +38,7 @@ from nutrireason.models.errors import ModelError
 from nutrireason.models.scripted import register
 from nutrireason.models.types import ChatRequest
 from nutrireason.pipeline.proposals import build_pool
+from tests.fam.test_annotate import plausible_tables
 from tests.models.fake_openai import FakeOpenAI
 
 KB = load_kb()
@@ -59,7 +60,7 @@ def recipe(rid: str, items: list[tuple[str, str, float]], per_serving: dict | No
             "ingredients": [{"line": line, "ndb_no": ndb, "grams": grams,
                              "sr28_description": None} for line, ndb, grams in items],
             "kept": kept, "exclusion": None if kept else "unresolved ingredients: 1",
-            "nutrition": {"per_serving": per_serving or {}, "per_100g": {}} if kept else None}
+            "nutrition": plausible_tables(per_serving) if kept else None}
 
 
 RECIPES = [

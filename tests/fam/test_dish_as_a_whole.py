@@ -37,6 +37,15 @@ NUTRIENTS = ("calories", "protein", "saturated_fat", "sugar", "sodium", "potassi
     ("Garam Masala", None, (CONDIMENT,)),
     ("Mango Lassi (Indian yoghurt drink)", None, (DRINK,)),
     ("Vegetable Stew", "Beverage recipes", (DRINK,)),  # the source's category counts too
+    ("Grilled Sirloin Steak", None, ()),  # "tea" inside "steak" is no drink
+    ("Sweet and Sour Sauce", None, (CONDIMENT,)),  # "and" joins modifiers
+    ("Pear and Almond Smoothie (Vegan)", None, (DRINK,)),
+    ("Barbecue Sauce II", None, (CONDIMENT,)),  # a variant number is no head noun
+    ("Cola I", None, (DRINK,)),
+    ("Toum (Lebanese Garlic Sauce)", None, (CONDIMENT,)),  # the gloss names the dish
+    ("Chicken Tikka Masala", None, ()),  # a curry, not a spice blend
+    ("Acorn Squash with Orange Marmalade", None, ()),  # a squash is a vegetable here
+    ("Soy Milk I", None, (DRINK,)),
 ])
 def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category, kinds):
     assert dish_kinds(title, category) == kinds, head_noun(title)
@@ -182,3 +191,75 @@ def test_a_dressing_is_a_condiment_and_never_recommended(world):
                                                 ("1/4 cup lemon juice", LEMON_JUICE, 60)])
     assert side(world, dressing, "cardiovascular_disease")[0] in ("excluded", "neutral")
     assert side(world, dressing, "cardiovascular_disease")[0] != "recommend"
+
+
+POTATO, BROCCOLI, RICE = "11352", "11090", "20045"
+CABBAGE, CHICKEN, SALT = "11109", "05062", "02047"
+
+
+def test_an_implausible_serving_is_not_used_for_a_per_serving_limit(world):
+    # 300 g potato + 2 g salt as ONE serving of 302 g is plausible: potassium 1,275 mg and
+    # sodium 792 mg per serving break CKD's 700 mg and 600 mg
+    one = recipe(world, "Salted potatoes", [("300 g potatoes", POTATO, 300),
+                                            ("1/3 tsp salt", SALT, 2)], servings=1)
+    label, _ = side(world, one, "chronic_kidney_disease")
+    assert label == "not_recommend"
+    kb, vocabulary, foods = world
+    entry = next(e for e in annotate(one, kb, vocabulary, foods)["not_rec"]
+                 if e["condition"] == "chronic_kidney_disease")
+    vetoes = [p for p in entry["provenance"] if p["rule"] == "nutrient_veto"]
+    assert vetoes and all(v["basis"] == "per serving" and v["serving_g"] == 302.0
+                          for v in vetoes)
+
+
+def test_a_serving_over_the_plausible_range_is_read_over_the_typical_one(world):
+    # a broccoli and rice dish of 1,400 g stated as ONE serving: outside a dish's 20-700 g,
+    # so CKD's per-serving limits are read over 50-350 g; potassium 1,400 g x ... per 100 g
+    # decides nothing at 50 g, so the basis is never the stated serving
+    big = recipe(world, "Broccoli rice", [("700 g broccoli", BROCCOLI, 700),
+                                          ("700 g cooked rice", RICE, 700)], servings=1)
+    kb, vocabulary, foods = world
+    annotation = annotate(big, kb, vocabulary, foods)
+    for entry in annotation["not_rec"] + annotation["excluded_entries"]:
+        for fired in entry["provenance"]:
+            assert fired.get("basis") != "per serving", fired
+            if fired.get("rule") == "portion_undecidable":
+                assert "stated serving 1400 g outside" in fired["why"]
+
+
+def test_a_sauce_is_judged_on_a_sauces_serving(world):
+    # a tomato sauce without servings: a condiment's typical serving is 15-60 g, not a dish's
+    sauce = recipe(world, "Tomato Sauce", [("800 g tomatoes", TOMATO, 800),
+                                           ("2 tsp salt", SALT, 12)])
+    sauce["nutrition"]["per_serving"] = None
+    kb, vocabulary, foods = world
+    annotation = annotate(sauce, kb, vocabulary, foods)
+    ranges = [f["serving_range_g"] for e in annotation["excluded_entries"]
+              for f in e["provenance"] if f.get("rule") == "portion_undecidable"]
+    bases = [f["basis"] for e in annotation["not_rec"] for f in e["provenance"]
+             if f.get("rule") == "nutrient_veto" and "serving" in f["basis"]]
+    assert all(r == [15.0, 60.0] for r in ranges)
+    assert all("x 15 g serving" in b or "x 60 g serving" in b for b in bases), bases
+
+
+def test_a_lower_sodium_cabbage_dish_is_recommended_for_kidney_disease(world):
+    # cabbage and chicken, no salt: sodium well under 140 mg per 100 g, potassium, phosphorus
+    # and protein per 250 g serving under CKD's limits; cabbage is CKD-beneficial and the meal
+    # is a lower-sodium meal resting on its main foods
+    dish = recipe(world, "Braised cabbage with chicken",
+                  [("600 g cabbage", CABBAGE, 600), ("200 g chicken breast", CHICKEN, 200),
+                   ("1 tbsp olive oil", OLIVE_OIL, 14)], servings=4)
+    label, rationale = side(world, dish, "chronic_kidney_disease")
+    assert label == "recommend" and "cabbage" in rationale
+
+
+def test_a_salted_dish_is_no_lower_sodium_meal(world):
+    # the same dish with 2 tsp salt: about 590 mg sodium per 100 g, over 140
+    dish = recipe(world, "Salted braised cabbage",
+                  [("600 g cabbage", CABBAGE, 600), ("200 g chicken breast", CHICKEN, 200),
+                   ("2 tsp salt", SALT, 12)], servings=4)
+    kb, vocabulary, foods = world
+    annotation = annotate(dish, kb, vocabulary, foods)
+    fired = [f for e in annotation["rec"] + annotation["not_rec"] + annotation["excluded_entries"]
+             for f in e["provenance"] if f.get("concept") == "lower_sodium_meals"]
+    assert fired == []

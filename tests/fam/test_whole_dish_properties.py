@@ -64,8 +64,7 @@ def free_sugars(recipe: dict, sr28) -> tuple[float, float]:
 
 def is_drink(recipe: dict) -> bool:
     record = recipe["record"]
-    return recipe.get("food_category") == "beverages" or \
-        "beverage" in str(record.get("category") or "").lower() or \
+    return "beverage" in str(record.get("category") or "").lower() or \
         bool(DRINK_WORDS.search(re.split(r"[(,]", record["title"])[0].strip()))
 
 

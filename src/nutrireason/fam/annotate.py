@@ -16,11 +16,14 @@ NotRec(d) and the canonical ingredients E_h that drive the decision:
    ``contributor_min_share`` of it; never water, never a food the condition lists as beneficial:
    a veto carried only by beneficial foods cannot be a reason against the dish, as the paper's
    first rule family flags a NotRec resting on beneficial foods, nor can the dish be
-   recommended over the limit, so the entry is excluded as conflicting evidence); without
-   servings, a per-serving limit is checked over a
-   plausible serving range (``portion_min_g`` to ``portion_max_g``): broken over the whole range
-   it is a veto, broken over part of it the condition's entry is excluded (Appendix F: portion
-   size decisive but unavailable) unless other evidence already makes it NotRec;
+   recommended over the limit, so the entry is excluded as conflicting evidence); a
+   per-serving limit reads the recipe's serving only when it is plausible for the dish's kind
+   (``portions``: a dish, a drink or a condiment; FDA reference amounts); without servings, or
+   with an implausible one, it is checked over the kind's typical serving range: broken over
+   the whole range it is a veto, broken over part of it the condition's entry is excluded
+   (Appendix F: portion size decisive but unavailable) unless other evidence already makes it
+   NotRec; the knowledge base's dish-level concept ``lower_sodium_meals`` is read from the
+   dish's sodium per 100 g (FDA's "low sodium" meal) and rests on its main foods;
 3. ingredient fallback: a decision with no ingredient evidence is backfilled with the recipe's
    ingredients that are canonical instances of the condition's rule sets.
 
@@ -44,7 +47,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from nutrireason.fam.dish import DECISIVE_WORDS, DishProfile, dish_profile
+from nutrireason.fam.dish import (
+    CONDIMENT,
+    DECISIVE_WORDS,
+    DRINK,
+    TOPPING,
+    DishProfile,
+    dish_profile,
+)
 from nutrireason.fam.foodlists import FoodLists, line_qualifiers
 from nutrireason.fam.kb import ConditionKB, NutrientLimit
 from nutrireason.fam.vocabulary import Vocabulary
@@ -72,20 +82,59 @@ OPEN_IDENTITY = re.compile(r"(?i)\b(?:of (?:your|their) choice|your favou?rite|a
 
 
 @dataclass(frozen=True)
+class Portion:
+    """A kind of dish's serving ranges in grams: a stated serving is used when ``plausible``;
+    otherwise per-serving limits are checked over ``typical``."""
+
+    plausible: tuple[float, float]
+    typical: tuple[float, float]
+
+    def holds(self, grams: float) -> bool:
+        return self.plausible[0] <= grams <= self.plausible[1]
+
+
+DEFAULT_PORTIONS = {"dish": Portion((20.0, 700.0), (50.0, 350.0)),
+                    "drink": Portion((100.0, 750.0), (240.0, 360.0)),
+                    "condiment": Portion((5.0, 150.0), (15.0, 60.0))}
+
+
+def portion_kind(profile: DishProfile) -> str:
+    """The serving ranges a dish takes: a drink's, a condiment's (sauces, spreads, icings and
+    syrups too), else a dish's."""
+    if DRINK in profile.kinds:
+        return "drink"
+    if CONDIMENT in profile.kinds or TOPPING in profile.kinds:
+        return "condiment"
+    return "dish"
+
+
+@dataclass(frozen=True)
 class Thresholds:
     """Amount thresholds for the rules (``standards/data/fam_rules.yaml``)."""
 
     limit_min_share: float
     beneficial_min_share: float
     contributors: int
-    portion_min_g: float = 50.0
-    portion_max_g: float = 350.0
+    portions: dict[str, Portion] = field(default_factory=lambda: dict(DEFAULT_PORTIONS))
     trace_max_g: float = 0.5
     contributor_min_share: float = 0.10
     free_sugars_max_energy_share: float = 0.10
     beneficial_total_min_share: float = 0.25
     ssb_min_free_sugars_per_100g: float = 5.0
     drink_low_free_sugars_per_100g: float = 2.5
+    lower_sodium_meal_max_mg_per_100g: float = 140.0
+
+
+class _Portion(_Strict):
+    plausible: tuple[float, float]
+    typical: tuple[float, float]
+
+
+class _Portions(_Strict):
+    source: str
+    dish: _Portion
+    drink: _Portion
+    condiment: _Portion
 
 
 class _Rules(_Strict):
@@ -94,8 +143,7 @@ class _Rules(_Strict):
     limit_min_share: RuleValue
     beneficial_min_share: RuleValue
     contributors: RuleValue
-    portion_min_g: RuleValue
-    portion_max_g: RuleValue
+    portions: _Portions
     trace_max_g: RuleValue
     contributor_min_share: RuleValue
     free_sugars_max_energy_share: RuleValue
@@ -103,19 +151,23 @@ class _Rules(_Strict):
     ssb_min_free_sugars_per_100g: RuleValue
     drink_low_free_sugars_per_100g: RuleValue
     alcohol_any_amount: RuleValue
+    lower_sodium_meal_max_mg_per_100g: RuleValue
 
 
 def load_thresholds(path: Path | None = None) -> Thresholds:
     """The packaged (or given) ``fam_rules.yaml``."""
     rules = load_model(path or standards_dir() / "fam_rules.yaml", _Rules)
+    portions = {kind: Portion(getattr(rules.portions, kind).plausible,
+                              getattr(rules.portions, kind).typical)
+                for kind in DEFAULT_PORTIONS}
     return Thresholds(rules.limit_min_share.value, rules.beneficial_min_share.value,
-                      int(rules.contributors.value), rules.portion_min_g.value,
-                      rules.portion_max_g.value, rules.trace_max_g.value,
+                      int(rules.contributors.value), portions, rules.trace_max_g.value,
                       rules.contributor_min_share.value,
                       rules.free_sugars_max_energy_share.value,
                       rules.beneficial_total_min_share.value,
                       rules.ssb_min_free_sugars_per_100g.value,
-                      rules.drink_low_free_sugars_per_100g.value)
+                      rules.drink_low_free_sugars_per_100g.value,
+                      rules.lower_sodium_meal_max_mg_per_100g.value)
 
 
 @lru_cache(maxsize=1)
@@ -215,9 +267,10 @@ def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str,
 
 def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,
             thresholds: Thresholds, profile: DishProfile) -> Decision | None:
-    dish = _Dish(items, nutrition, thresholds)
+    dish = _Dish(items, nutrition, thresholds, profile)
     against, support, unquantified = _list_evidence(condition, dish, thresholds, profile)
     against += _sweetened_drink(condition, dish, profile, thresholds)
+    support += lower_sodium_meal(condition, dish, profile, thresholds)
     vetoes, undecided = _nutrient_vetoes(condition, dish, thresholds)
     against += [v for v in vetoes if v["rule"] == "nutrient_veto"]
     conflicting = [v for v in vetoes if v["rule"] != "nutrient_veto"]
@@ -281,7 +334,10 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
 
 
 def beneficial_share(dish: _Dish, support: list[dict[str, Any]]) -> float:
-    """The share of the dish's mass, water left out, that its supporting foods make up."""
+    """The share of the dish's mass, water left out, that its supporting foods make up (all of
+    it when the support is the dish as a whole, such as a lower-sodium meal)."""
+    if any(e.get("dish_level") for e in support):
+        return 1.0
     named = {e["ingredient"] for e in support}
     solids = sum(i.grams or 0.0 for i in dish.weighed if i.canonical not in NOT_EVIDENCE)
     found = sum(i.grams or 0.0 for i in dish.weighed if i.canonical in named)
@@ -309,6 +365,34 @@ def decisive_unresolved(condition: ConditionKB, profile: DishProfile) -> list[st
     return list(dict.fromkeys(lines))
 
 
+def lower_sodium_meal(condition: ConditionKB, dish: _Dish, profile: DishProfile,
+                      thresholds: Thresholds) -> list[dict[str, Any]]:
+    """The dish-level concept ``lower_sodium_meals``, where the condition lists it as
+    beneficial: a dish (not a drink, condiment or topping) with every weighed line's sodium
+    known and at most ``lower_sodium_meal_max_mg_per_100g`` per 100 g (FDA's "low sodium" meal),
+    resting on its main foods (each a tenth of its mass or more, water left out); none when
+    one of them is on the condition's avoid or limit side."""
+    concept = "lower_sodium_meals"
+    if concept not in condition.beneficial.concepts or portion_kind(profile) != "dish":
+        return []
+    solids = [i for i in dish.weighed if i.canonical not in NOT_EVIDENCE]
+    if not solids or any(amount_per_100g(i, "sodium") is None for i in solids):
+        return []
+    sodium = _dish_per_100g("sodium", dish)
+    if sodium is None or sodium > thresholds.lower_sodium_meal_max_mg_per_100g:
+        return []
+    mass = sum(i.grams or 0.0 for i in solids)
+    # the main foods, never one the condition lists against (soy beans in a soy milk)
+    main = [i for i in solids if (i.grams or 0.0) >= thresholds.beneficial_min_share * mass]
+    if any({"avoid", "limit"} & set(side_hits(condition, i)) for i in main):
+        return []
+    return [{"rule": "ingredient_concept", "ingredient": item.canonical, "line": item.line,
+             "concept": concept, "kb_side": "beneficial", "dish_level": True,
+             "mass_share": round((item.grams or 0.0) / mass, 4),
+             "sodium_per_100g": round(sodium, 3),
+             "max_per_100g": thresholds.lower_sodium_meal_max_mg_per_100g} for item in main]
+
+
 def _sweetened_drink(condition: ConditionKB, dish: _Dish, profile: DishProfile,
                      thresholds: Thresholds) -> list[dict[str, Any]]:
     """A sugar-sweetened drink is that concept as a whole: evidence against it where the
@@ -332,13 +416,27 @@ class _Dish:
     """Mass and serving figures the rules share."""
 
     def __init__(self, items: list[Ingredient], nutrition: dict[str, Any] | None,
-                 thresholds: Thresholds) -> None:
+                 thresholds: Thresholds, profile: DishProfile | None = None) -> None:
         self.items = items
         self.nutrition = nutrition or {}
         self.weighed = [i for i in items if i.grams]
         self.total = sum(i.grams or 0.0 for i in self.weighed) or 1.0
-        self.serving_g = serving_grams(self.nutrition)
-        self.trace_serving_g = self.serving_g or thresholds.portion_max_g
+        self.kind = portion_kind(profile or DishProfile())
+        self.portion = thresholds.portions[self.kind]
+        self.stated_serving_g = serving_grams(self.nutrition)
+        # a stated serving outside the kind's plausible range is treated as unknown
+        plausible = self.stated_serving_g is not None and self.portion.holds(
+            self.stated_serving_g)
+        self.serving_g = self.stated_serving_g if plausible else None
+        self.trace_serving_g = self.serving_g or self.portion.typical[1]
+
+    def serving_note(self) -> str:
+        """Why the typical range stands in for the serving."""
+        if self.stated_serving_g is None:
+            return "servings unknown"
+        low, high = self.portion.plausible
+        return (f"stated serving {self.stated_serving_g:.0f} g outside the plausible "
+                f"{low:g}-{high:g} g of a {self.kind}")
 
     def share(self, item: Ingredient) -> float:
         return (item.grams or 0.0) / self.total
@@ -445,7 +543,7 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
             per_100g = _dish_per_100g(limit.nutrient, dish)
             if limit.per != "serving" or per_100g is None:
                 continue
-            value, basis, open_case = _portion_range(limit, per_100g, thresholds)
+            value, basis, open_case = _portion_range(limit, per_100g, dish)
             if open_case is not None:
                 undecided.append(open_case)
             if value is None:
@@ -458,6 +556,8 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
                  "value": round(float(value), 3), "max": limit.max, "min": limit.min,
                  "per": limit.per, "unit": limit.unit, "source": limit.source, "basis": basis,
                  "ingredients": []}
+        if basis == "per serving":
+            entry["serving_g"] = round(float(dish.serving_g or 0.0), 1)
         if over:
             found = carriers(condition, dish.items, limit.nutrient, thresholds)
             entry["ingredients"] = found or []
@@ -497,6 +597,8 @@ def _limit_value(limit: NutrientLimit, dish: _Dish) -> tuple[float | None, str]:
     if limit.per == "100g":
         return (None, "") if per_100g is None else (per_100g, "per 100g")
     table = dish.nutrition.get("per_serving") or {}
+    if dish.serving_g is None:  # unknown or implausible: the typical range decides
+        return None, ""
     if limit.nutrient in table and table[limit.nutrient] is not None:
         return float(table[limit.nutrient]), "per serving"
     if table and dish.serving_g and per_100g is not None:
@@ -504,22 +606,23 @@ def _limit_value(limit: NutrientLimit, dish: _Dish) -> tuple[float | None, str]:
     return None, ""
 
 
-def _portion_range(limit: NutrientLimit, per_100g: float, thresholds: Thresholds
+def _portion_range(limit: NutrientLimit, per_100g: float, dish: _Dish
                    ) -> tuple[float | None, str, dict | None]:
-    """A per-serving limit without servings: the amount in the smallest and largest plausible
-    serving. Broken at both ends -> a veto (on the end that breaks it least); at one end only
-    -> portion size is decisive (Appendix F); at neither -> nothing."""
-    low_g, high_g = thresholds.portion_min_g, thresholds.portion_max_g
+    """A per-serving limit without a plausible serving: the amount in the smallest and largest
+    typical serving of the dish's kind. Broken at both ends -> a veto (on the end that breaks
+    it least); at one end only -> portion size is decisive (Appendix F); at neither ->
+    nothing."""
+    low_g, high_g = dish.portion.typical
     small, large = per_100g * low_g / 100, per_100g * high_g / 100
     broken = (limit.violated_by(small), limit.violated_by(large))
     if all(broken):
         end = (small, low_g) if limit.max is not None else (large, high_g)
-        return end[0], f"per 100 g x {end[1]:g} g serving (servings unknown)", None
+        return end[0], f"per 100 g x {end[1]:g} g serving ({dish.serving_note()})", None
     if any(broken):
         return None, "", {"rule": "portion_undecidable", "nutrient": limit.nutrient,
                           "per_100g": round(per_100g, 3), "max": limit.max, "min": limit.min,
                           "unit": limit.unit, "serving_range_g": [low_g, high_g],
-                          "source": limit.source}
+                          "why": dish.serving_note(), "source": limit.source}
     return None, "", None
 
 

@@ -24,8 +24,9 @@ ingredients, each cited in ``standards/data/fam_rules.yaml``:
 meat, fish, alcohol, a fried or processed food could decide a label (Appendix F, missing
 ingredients), so a recommendation that ignores it is withheld.
 
-The dish's kind is read from its title's head noun (the last word before "in", "with", "and"
-...: "Tea Cake" is a cake, "Beef in Beer" is beef) and its category.
+The dish's kind is read from its title's head noun (the last word before "in", "with", "on"
+...: "Tea Cake" is a cake, "Beef in Beer" is beef, "Sweet and Sour Sauce" a sauce), the head
+noun of a parenthesised gloss ("Toum (Lebanese Garlic Sauce)") and the source's category.
 """
 
 from __future__ import annotations
@@ -39,28 +40,36 @@ DRINK, TOPPING, CONDIMENT = "drink", "sweet topping", "condiment"
 
 _HEADS = {
     DRINK: ("lemonade limeade punch smoothie smoothies milkshake shake juice tea chai coffee latte "
-            "cappuccino espresso mocha cocoa chocolate-drink cider eggnog nog lassi sangria "
+            "cappuccino espresso mocha cola cocoa chocolate-drink cider eggnog nog lassi sangria "
             "cocktail martini margarita mojito daiquiri liqueur wine beer ale stout soda pop "
-            "cordial squash horchata kombucha toddy grog spritzer frappe frappuccino float "
-            "drink drinks beverage beverages sharbat sherbet julep sour fizz colada slush "
-            "slushie kefir ayran"),
+            "cordial horchata kombucha toddy grog spritzer frappe frappuccino float "
+            "drink drinks beverage beverages milk milks sharbat sherbet julep sour fizz colada "
+            "slush slushie kefir ayran"),
     TOPPING: ("icing frosting glaze syrup fondant ganache caramel butterscotch jam jelly "
-              "preserves preserve marmalade curd compote coulis fudge-sauce dulce spread "
+              "preserves preserve marmalade curd compote coulis fudge-sauce dulce "
               "sprinkles"),
     CONDIMENT: ("sauce sauces dressing dressings vinaigrette condiment relish chutney ketchup "
                 "catsup mustard mayonnaise mayo aioli salsa pesto dip gravy marinade rub "
-                "seasoning seasonings masala blend mix powder paste vinegar pickle pickles "
+                "seasoning seasonings spread blend mix powder paste vinegar pickle pickles "
                 "oil butter"),
 }
 HEAD_KINDS = {word: kind for kind, words in _HEADS.items() for word in words.split()}
+# Spice blends named "masala" (a "Chicken Tikka Masala" or "Aloo Masala" is a dish).
+_BLEND_MASALA = re.compile(r"(?i)\b(?:garam|chaat|tandoori|meat|chai|sambar|chana|kitchen|"
+                           r"biryani|pav bhaji) masala\b")
 CATEGORY_KINDS = ((re.compile(r"(?i)\b(beverage|drink|cocktail)"), DRINK),
                   (re.compile(r"(?i)\b(frosting|icing|syrup|jam|jelly|preserve)"), TOPPING),
                   (re.compile(r"(?i)\b(sauce|dressing|condiment|spice mix|marinade|seasoning|"
                               r"relish|chutney|dip)"), CONDIMENT))
 # The words that end the dish's own name in a title ("Beef in Beer", "Tea with Lemon"); a
-# comma or parenthesis starts a note.
-_HEAD_END = re.compile(r"(?i)\s(?:in|with|and|on|over|for|from|a la|au|aux|de|di|alla|à)\s|"
+# comma or parenthesis starts a note. "and" joins modifiers ("Pear and Almond Smoothie",
+# "Sweet and Sour Sauce"), so it does not end the name.
+_HEAD_END = re.compile(r"(?i)\s(?:in|with|on|over|for|from|a la|au|aux|de|di|alla|à)\s|"
                        r"[,(:;]|\s-\s")
+# A trailing variant number ("Cola I", "Barbecue Sauce II", "Soy Milk 2") is no head noun.
+_VARIANT = re.compile(r"(?i)(?:\s+(?:[ivx]+|\d+))+\s*$")
+# A parenthesised gloss ("Wonjo Bissap (Gambian Hibiscus Beverage)") names the dish too.
+_GLOSS = re.compile(r"\(([^()]*)\)")
 
 # Free sugars (WHO 2015): the sugars of these concepts and of fruit juices.
 FREE_SUGAR_CONCEPTS = frozenset({"added_sugars", "high_sugar_desserts",
@@ -124,27 +133,21 @@ class DishProfile:
 
 def head_noun(title: str) -> str:
     """The last word of the dish's own name in ``title`` (lower case, "" for none)."""
-    name = _HEAD_END.split(title.strip(), maxsplit=1)[0]
+    name = _VARIANT.sub("", _HEAD_END.split(title.strip(), maxsplit=1)[0])
     words = re.findall(r"[a-z]+(?:-[a-z]+)?", name.lower())
     return words[-1] if words else ""
 
 
-# the recipe build's food category (nutrireason.recipes) -> kind
-FOOD_CATEGORY_KINDS = {"beverages": DRINK, "sauces and condiments": CONDIMENT}
-
-
-def dish_kinds(title: str, category: str | None,
-               food_category: str | None = None) -> tuple[str, ...]:
-    """The kinds the title's head noun, the source's category and the build's food category
-    name (drink, sweet topping, condiment)."""
+def dish_kinds(title: str, category: str | None) -> tuple[str, ...]:
+    """The kinds the head nouns of the title and of its parenthesised gloss, and the source's
+    category name (drink, sweet topping, condiment). The recipe build's food category is not
+    read: it matches keywords inside words ("tea" in "steak")."""
     kinds = set()
-    if food_category in FOOD_CATEGORY_KINDS:
-        kinds.add(FOOD_CATEGORY_KINDS[food_category])
-    head = head_noun(title)
-    singular = head[:-1] if head.endswith("s") else head
-    for word in (head, singular):
-        if word in HEAD_KINDS:
-            kinds.add(HEAD_KINDS[word])
+    for head in (head_noun(title), *(head_noun(gloss) for gloss in _GLOSS.findall(title))):
+        singular = head[:-1] if head.endswith("s") else head
+        kinds.update(HEAD_KINDS[word] for word in (head, singular) if word in HEAD_KINDS)
+    if _BLEND_MASALA.search(title):
+        kinds.add(CONDIMENT)
     for pattern, kind in CATEGORY_KINDS:
         if category and pattern.search(category):
             kinds.add(kind)
@@ -229,7 +232,6 @@ def dish_profile(recipe: dict[str, Any], items: list[Any]) -> DishProfile:
                                   and alcoholic_line(i.line + " " + i.canonical)))
     unresolved = [str(row.get("line") or "") for row in recipe.get("ingredients") or []
                   if not row.get("ndb_no") and row.get("kind") != "header"]
-    kinds = dish_kinds(str(record.get("title") or ""), record.get("category"),
-                       recipe.get("food_category"))
+    kinds = dish_kinds(str(record.get("title") or ""), record.get("category"))
     return DishProfile(kinds, share, carriers, per_100g, alcohol,
                        unresolved_concepts(unresolved))
