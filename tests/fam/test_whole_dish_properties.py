@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from nutrireason.fam.kb import load_kb
 
@@ -134,3 +135,47 @@ def test_every_cited_name_is_a_reading_of_its_own_line(built):
                        for line in lines):
                 wrong.append((item["id"], name, lines[:1]))
     assert wrong == []
+
+
+CONDIMENT_WORDS = re.compile(r"(?i)\b(sauce|dressing|vinaigrette|salsa|relish|chutney|ketchup|"
+                             r"catsup|mustard|mayonnaise|aioli|pesto|dip|gravy|marinade|rub|"
+                             r"seasoning|paste|icing|frosting|glaze|syrup|jam|jelly|preserves|"
+                             r"marmalade|curd|spread|butter|oil|vinegar)\b")
+
+
+def plausible_range(recipe: dict) -> tuple[float, float]:
+    """The plausible serving for the recipe's kind, read from its title and category here and
+    from the ranges written in fam_rules.yaml."""
+    from nutrireason.standards import standards_dir
+
+    portions = yaml.safe_load((standards_dir() / "fam_rules.yaml").read_text())["portions"]
+    # the dish's own name: "Chicken in Cream Sauce" is chicken, "Tomato Sauce (Rwandan)" sauce
+    title = re.split(r"[(,]|\s(?:in|with|on|over)\s", recipe["record"]["title"])[0]
+    kind = "drink" if is_drink(recipe) else "condiment" if CONDIMENT_WORDS.search(
+        title.split()[-1] if title.split() else "") else "dish"
+    low, high = portions[kind]["plausible"]
+    return float(low), float(high)
+
+
+def test_no_per_serving_veto_rests_on_an_implausible_serving(built, fam_pool):
+    dish, recipes, _ = built
+    annotations = {a["recipe_id"]: a for a in _jsonl(fam_pool / "annotations.jsonl")}
+    outside = []
+    for item in dish:
+        if item["gold"]["decision"] != "not_recommend":
+            continue
+        recipe = recipes[item["recipe_id"]]
+        nutrition = recipe.get("nutrition") or {}
+        per_serving = (nutrition.get("per_serving") or {}).get("calories")
+        per_100g = (nutrition.get("per_100g") or {}).get("calories")
+        entry = next(e for e in annotations[item["recipe_id"]]["not_rec"]
+                     if e["condition"] == item["condition"])
+        for fired in entry["provenance"]:
+            if fired["rule"] != "nutrient_veto" or fired.get("overruled") or \
+                    fired["basis"] != "per serving":
+                continue
+            grams = 100.0 * per_serving / per_100g if per_serving and per_100g else None
+            low, high = plausible_range(recipe)
+            if grams is None or not low <= grams <= high:
+                outside.append((recipe["record"]["title"], item["condition"], grams))
+    assert outside == [], outside

@@ -256,8 +256,11 @@ def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str,
     decision = _decide(condition, items, nutrition, thresholds, profile)
     if not any(i.open_identity for i in items) or decision is None:
         return decision
-    known = [i for i in items if not i.open_identity]
-    without = _decide(condition, known, nutrition, thresholds, profile)
+    # the open lines stay in the dish by mass, as a food of unknown identity and nutrients
+    known = [Ingredient(i.line, "", frozenset(), i.grams, {}) if i.open_identity else i
+             for i in items]
+    without = _decide(condition, known, nutrition_without(nutrition, items), thresholds,
+                      profile)
     if without is None or without.side != decision.side:
         open_lines = [i.line for i in items if i.open_identity]
         return Decision(condition.id, "Excluded", [], [
@@ -294,6 +297,33 @@ def _decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str
         return Decision(condition.id, "Excluded", [], [
             {"rule": "recommend_withheld", "why": why}] + support, WITHHELD_REASON)
     return _finish(condition, "Rec", support, [], items)
+
+
+def nutrition_without(nutrition: dict[str, Any] | None, items: list[Ingredient]
+                      ) -> dict[str, Any] | None:
+    """The recipe's nutrition tables with the open lines' SR28 nutrients taken out (their mass
+    and the servings stay), so a decision without an open line's identity does not still rest
+    on the nutrients of the food it was matched to."""
+    per_100g = (nutrition or {}).get("per_100g") or {}
+    mass = sum(i.grams or 0.0 for i in items if i.grams)
+    removed = [i for i in items if i.open_identity and i.grams]
+    if not nutrition or not removed or mass <= 0 or not per_100g:
+        return nutrition
+    serving = nutrition.get("per_serving") or {}
+    tables: dict[str, dict[str, float]] = {"per_100g": {}, "per_serving": {}}
+    for name, value in per_100g.items():
+        if value is None:
+            continue
+        total = float(value) * mass / 100.0
+        rest = max(total - sum((i.grams or 0.0) * (amount_per_100g(i, name) or 0.0) / 100.0
+                               for i in removed), 0.0)
+        tables["per_100g"][name] = 100.0 * rest / mass
+        if serving.get(name) is not None:
+            tables["per_serving"][name] = float(serving[name]) * (rest / total if total else 1.0)
+    # both tables scale by the same factor per nutrient, so the serving's grams (read from the
+    # calories of the two tables) stay as they were
+    return dict(nutrition, per_100g=tables["per_100g"],
+                per_serving=tables["per_serving"] if serving else nutrition.get("per_serving"))
 
 
 def limits_alcohol(condition: ConditionKB) -> bool:
