@@ -21,7 +21,8 @@ FREE_SUGAR_DESCRIPTIONS = re.compile(r"(?i)\b(juice|syrup|honey|nectar|marmalade
 ALCOHOL = re.compile(r"(?i)\b(wine|beer|ale|lager|stout|rum|vodka|gin|brandy|cognac|whiske?y|"
                      r"bourbon|sherry|liqueur|tequila|sake|vermouth|champagne|prosecco|"
                      r"schnapps|amaretto|marsala|kirsch)\b")
-NOT_ALCOHOL = re.compile(r"(?i)\b(ginger ale|root beer|extract|vinegar|non-?alcoholic)\b")
+NOT_ALCOHOL = re.compile(r"(?i)\b(ginger ale|root beer|beer cheese|extract|vinegar|"
+                         r"non-?alcoholic)\b")
 DRINK_WORDS = re.compile(r"(?i)\b(lemonade|punch|smoothie|shake|sangria|cocktail|tea|coffee|"
                          r"lassi|cider|eggnog|juice|soda|drink|beverage|sharbat|milk)\s*$")
 MARKUP = re.compile(r"&[a-zA-Z]+;|&#x?[0-9a-fA-F]+;|<ref|</ref>|<[a-z]+[^<>]*>|\[\[|''")

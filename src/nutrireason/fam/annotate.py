@@ -7,8 +7,10 @@ NotRec(d) and the canonical ingredients E_h that drive the decision:
    condition's knowledge base lists under ``avoid`` is NotRec evidence in any non-trace amount
    (any amount at all where the condition file says so: gluten); under ``limit``, when it makes
    up at least ``limit_min_share`` of the recipe's mass; under ``beneficial`` (and on no other
-   side), Rec evidence when it makes up at least ``beneficial_min_share``. Line qualifiers
-   ("gluten-free flour") change the ingredient's name, concepts and food-list instances
+   side), Rec evidence when it makes up at least ``beneficial_min_share``; a starchy staple
+   (potatoes, sweet potatoes, cassava, yams, taro, plantains) is no evidence under a generic
+   fruit or vegetable entry (WHO does not count starchy roots as fruits or vegetables). Line
+   qualifiers ("gluten-free flour") change the ingredient's name, concepts and food-list instances
    (:mod:`nutrireason.fam.foodlists`);
 2. nutrient-threshold vetoes: the recipe's own nutrition (per serving when servings are known,
    else per 100 g for limits stated per 100 g) above a condition's ceiling or below its floor is
@@ -538,10 +540,31 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
                                  for e in _fired(item, "limit", hits["limit"], None)]
             elif share >= thresholds.limit_min_share or (drink and "alcohol" in item.concepts):
                 against += _fired(item, "limit", hits["limit"], share)
-        if set(hits) == {"beneficial"} and share is not None and \
+        produce = _not_produce(item, hits.get("beneficial", []))
+        if set(hits) == {"beneficial"} and produce and share is not None and \
                 share >= thresholds.beneficial_min_share:
-            support += _fired(item, "beneficial", hits["beneficial"], share)
+            support += _fired(item, "beneficial", produce, share)
     return against, support, unquantified
+
+
+# WHO (Healthy diet, fact sheet 394): "potatoes, sweet potatoes, cassava and other starchy
+# roots are not classified as fruits or vegetables"; plantains are counted with them (FAO:
+# roots, tubers and plantains). Such a food is no evidence under a generic fruit or vegetable
+# entry; a knowledge base that names it (or another concept it has) still counts.
+STARCHY_STAPLES = re.compile(r"(?i)\b(potato(?:es)?|sweet potato(?:es)?|cassava|yuca|manioc|"
+                             r"yams?|taro|eddoes?|dasheen|plantains?|breadfruit|hash browns?|"
+                             r"french fries|fries)\b")
+GENERIC_PRODUCE = re.compile(r"(?i)^(?:vegetables|fruits|non_starchy_vegetables|"
+                             r"orange_yellow_vegetables|vegetables of all types|"
+                             r"non citrus fruits)$")
+
+
+def _not_produce(item: Ingredient, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The beneficial hits that stand for a starchy staple: all but the generic fruit and
+    vegetable entries, which do not cover starchy roots and plantains."""
+    if not STARCHY_STAPLES.search(item.canonical):
+        return hits
+    return [(kind, name) for kind, name in hits if not GENERIC_PRODUCE.match(name)]
 
 
 def _unquantified_nutrients(condition: ConditionKB, items: list[Ingredient]) -> list[dict]:
