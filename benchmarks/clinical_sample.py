@@ -26,6 +26,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=45)
     parser.add_argument("--per-condition", type=int, default=3)
     parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--show-labels", action="store_true",
+                        help="put the gold decision and rationale in sample.jsonl")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     dish = [json.loads(line) for line in (args.build / "dish.jsonl").open(encoding="utf-8")]
@@ -45,11 +47,13 @@ def main() -> None:
             (args.out / "key.jsonl").open("w", encoding="utf-8") as key:
         for number, item in enumerate(chosen, 1):
             record = recipes[item["recipe_id"]]
-            sample.write(json.dumps({
-                "n": number, "condition": item["condition"], "title": item["dish"]["title"],
-                "servings": record.get("servings"), "lines": item["dish"]["ingredients"],
-                "nutrition": item["dish"]["nutrition"],
-                "instructions": record.get("instructions")}, ensure_ascii=False) + "\n")
+            row = {"n": number, "condition": item["condition"], "title": item["dish"]["title"],
+                   "servings": record.get("servings"), "lines": item["dish"]["ingredients"],
+                   "nutrition": item["dish"]["nutrition"],
+                   "instructions": record.get("instructions")}
+            if args.show_labels:
+                row |= {"gold": item["gold"]["decision"], "rationale": item["gold"]["rationale"]}
+            sample.write(json.dumps(row, ensure_ascii=False) + "\n")
             key.write(json.dumps({"n": number, "id": item["id"], "condition": item["condition"],
                                   "decision": item["gold"]["decision"],
                                   "rationale": item["gold"]["rationale"]}) + "\n")
