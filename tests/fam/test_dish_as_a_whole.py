@@ -58,6 +58,8 @@ def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category
     ("1 can ginger ale", False),  # a soft drink
     ("1 tsp rum extract", False),  # a flavouring, a trace
     ("1 bottle root beer", False),
+    ("¼ cup white wine, chicken broth, or alcohol-free white wine", True),  # the first food
+    ("1 cup red wine vinegar, divided", False),
 ])
 def test_alcohol_is_read_from_the_line(line, alcoholic):
     assert alcoholic_line(line) is alcoholic
@@ -67,7 +69,15 @@ def test_unresolved_lines_name_the_concept_they_could_add():
     found = unresolved_concepts(["2 lb goat meat, cubed", "1 bag potato chips",
                                  "1 cup stout", "2 sprigs fresh epazote"])
     assert found == {"red_meat": ["2 lb goat meat, cubed"],
-                     "fried_foods": ["1 bag potato chips"], "alcohol": ["1 cup stout"]}
+                     "fried_foods": ["1 bag potato chips"], "alcohol": ["1 cup stout"],
+                     "gluten_containing_grains": ["1 cup stout"]}  # a beer: barley
+
+
+def test_an_unresolved_wheat_product_names_gluten_and_a_gluten_free_one_does_not():
+    found = unresolved_concepts(["8 hamburger or potato buns, split", "2 cups rice noodles",
+                                 "1 loaf gluten-free bread", "4 flour tortillas"])
+    assert found == {"gluten_containing_grains": ["8 hamburger or potato buns, split",
+                                                  "4 flour tortillas"]}
 
 
 # --------------------------------------------------------------------------- the rules

@@ -245,9 +245,27 @@ def recipe_ingredients(recipe: dict[str, Any], vocabulary: Vocabulary,
         items.append(Ingredient(
             item["line"], canonical, concepts, float(grams) if grams else None,
             nutrients, food_lists.foods_of(entry.canonical, description,
-                                                           qualifiers),
+                                           qualifiers | low_sodium_by_value(nutrients)),
             bool(OPEN_IDENTITY.search(item["line"]))))
     return items
+
+
+# FDA 21 CFR 101.61: "low sodium" is 140 mg or less per reference amount; a food with at most
+# that much per 100 g is low in sodium for any reference amount up to 100 g (crackers: 30 g).
+LOW_SODIUM_MG_PER_100G = 140.0
+
+
+def low_sodium_by_value(nutrients: dict[str, Any]) -> frozenset[str]:
+    """The low-sodium qualifier for a food that is low in sodium by its own SR28 value (plain
+    matzo, unsalted crackers): it is then no instance of a food a condition lists as a sodium
+    source ("crackers", "popcorn", "canned soups"); its name and concepts stay as they are."""
+    value = nutrients.get("sodium")
+    try:
+        sodium = float(value)
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset({"low_sodium"}) if sodium == sodium and \
+        sodium <= LOW_SODIUM_MG_PER_100G else frozenset()
 
 
 def decide(condition: ConditionKB, items: list[Ingredient], nutrition: dict[str, Any] | None,

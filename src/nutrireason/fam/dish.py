@@ -89,6 +89,12 @@ DECISIVE_WORDS: dict[str, re.Pattern[str]] = {
                           r"whisk(?:e)?y|bourbon|sherry|port|liqueur|tequila|sake|mirin|"
                           r"vermouth|champagne|prosecco|cider|kirsch|schnapps|amaretto|"
                           r"marsala|madeira|grappa|ouzo|absinthe)\b"),
+    "gluten_containing_grains": re.compile(
+        r"(?i)\b(bread|breads|buns?|rolls?|bagels?|baguettes?|pitas?|naan|croissants?|"
+        r"muffins?|biscuits?|crackers?|pretzels?|croutons?|bread ?crumbs|panko|pasta|noodles?|"
+        r"spaghetti|macaroni|lasagn[ae]|couscous|bulgur|flour|wheat|barley|rye|spelt|semolina|"
+        r"seitan|pastry|pie crust|phyllo|filo|dough|wraps?|flour tortillas?|cake|cookies?|"
+        r"beer|ale|lager|stout|malt)\b"),
     "fried_foods": re.compile(r"(?i)\b(chips|crisps|fries|fried|batter|tempura|doughnuts?)\b"),
     "highly_processed_foods": re.compile(r"(?i)\b(instant|packaged|boxed|frozen dinner|"
                                          r"cake mix|soup mix|bouillon|stock cubes?|nuggets)\b"),
@@ -170,9 +176,22 @@ def is_free_sugar(canonical: str, concepts: Iterable[str], description: str = ""
         bool(FREE_SUGAR_WORDS.search(f"{canonical} {description}"))
 
 
+# The food a line uses is its first one: "white wine, chicken broth, or alcohol-free wine" is
+# wine (a comma or an "or" starts an alternative or a note).
+_FIRST_FOOD = re.compile(r"(?i),|\s\bor\b\s")
+
+
 def alcoholic_line(line: str) -> bool:
-    """The line names an alcoholic drink (not ginger ale, an extract or a vinegar)."""
-    return bool(DECISIVE_WORDS["alcohol"].search(line)) and not _NOT_ALCOHOL.search(line)
+    """The line's first food is an alcoholic drink (not ginger ale, an extract or a
+    vinegar)."""
+    first = _FIRST_FOOD.split(line, maxsplit=1)[0]
+    return bool(DECISIVE_WORDS["alcohol"].search(first)) and not _NOT_ALCOHOL.search(first)
+
+
+# "gluten-free bread", "rice flour", "corn tortillas": no gluten named
+_NO_GLUTEN = re.compile(r"(?i)\bgluten[- ]free\b|\b(?:rice|corn|almond|coconut|chickpea|gram|"
+                        r"tapioca|potato|cassava|buckwheat|sorghum|millet|teff|quinoa)\s+"
+                        r"(?:flour|noodles?|pasta|tortillas?|crackers?|starch|paper|vermicelli)\b")
 
 
 def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
@@ -181,6 +200,8 @@ def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
     for line in lines:
         for concept, pattern in DECISIVE_WORDS.items():
             if concept == "alcohol" and not alcoholic_line(line):
+                continue
+            if concept == "gluten_containing_grains" and _NO_GLUTEN.search(line):
                 continue
             if pattern.search(line):
                 found.setdefault(concept, []).append(line)
