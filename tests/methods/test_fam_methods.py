@@ -54,9 +54,13 @@ def dish(title: str, rows: list[dict[str, Any]], per_serving: dict[str, float] |
         view["servings"] = servings
     view["nutrition"] = {"basis": "per serving, estimated from USDA SR28",
                          "values": {k: f"{v:.4g} mg" for k, v in (per_serving or {}).items()}}
+    nutrition: dict[str, Any] = {"per_serving": per_serving, "per_100g": None}
+    if per_serving and servings:  # calories that give the serving its grams (1 kcal/g)
+        serving_g = sum(r["grams"] for r in rows) / servings
+        nutrition = {"per_serving": {"calories": serving_g} | per_serving,
+                     "per_100g": {"calories": 100.0}}
     return {"view": view,
-            "evidence": {"ingredients": rows,
-                         "nutrition": {"per_serving": per_serving, "per_100g": None}},
+            "evidence": {"ingredients": rows, "nutrition": nutrition},
             "lines": [{"line": r["line"], "food": r["line"].split(" ", 1)[-1],
                        "canonical": r["canonical"]} for r in rows]}
 
