@@ -556,8 +556,11 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
             if share is None:
                 unquantified += [e | {"rule": "unquantified_" + e["rule"]}
                                  for e in _fired(item, "limit", hits["limit"], None)]
-            elif share >= thresholds.limit_min_share or (drink and "alcohol" in item.concepts):
+            elif drink and "alcohol" in item.concepts:
                 against += _fired(item, "limit", hits["limit"], share)
+            elif share >= thresholds.limit_min_share and (limit := cooked_alcohol_aside(
+                    item, hits["limit"], drink)):
+                against += _fired(item, "limit", limit, share)
         produce = _not_produce(item, hits.get("beneficial", []))
         if set(hits) == {"beneficial"} and produce and share is not None and \
                 share >= thresholds.beneficial_min_share:
@@ -583,6 +586,21 @@ def _not_produce(item: Ingredient, hits: list[tuple[str, str]]) -> list[tuple[st
     if not STARCHY_STAPLES.search(item.canonical):
         return hits
     return [(kind, name) for kind, name in hits if not GENERIC_PRODUCE.match(name)]
+
+
+ALCOHOL_ENTRY = re.compile(r"(?i)alcohol|\bwine\b|\bbeer\b|liquor|spirits")
+
+
+def cooked_alcohol_aside(item: Ingredient, hits: list[tuple[str, str]], drink: bool
+                         ) -> list[tuple[str, str]]:
+    """A limit-side hit list without its alcohol entries when the alcohol is cooked into a
+    dish (not a drink): what a serving keeps depends on a method and time the recipe rarely
+    states (USDA retention factors: 5-85 %), and guidance limits drinks, so it withholds a
+    recommendation but is no evidence against the dish; an avoid-side alcohol entry still
+    counts (gout, NAFLD, GERD)."""
+    if drink or "alcohol" not in item.concepts:
+        return hits
+    return [(kind, name) for kind, name in hits if not ALCOHOL_ENTRY.search(name)]
 
 
 def _unquantified_nutrients(condition: ConditionKB, items: list[Ingredient]) -> list[dict]:
