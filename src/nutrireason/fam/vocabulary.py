@@ -94,6 +94,15 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
 
 
+# The medium a canned food is packed in is not the food: "Tomatoes, red, ripe, canned, packed
+# in tomato juice" is a tomato, "Pineapple, canned, juice pack" a pineapple, "Tuna, canned in
+# oil" a tuna (SR28 describes the medium after the food). A syrup stays: its sugar is added
+# sugar in the food as eaten.
+PACKING_MEDIUM = re.compile(r"(?i),?\s*(?:packed in|canned in|in)\s+(?:[a-z]+\s+){0,2}"
+                            r"(?:juices?|water|oil|brine)\b(?:[^,]*)|"
+                            r",?\s*(?:[a-z]+\s+){0,2}(?:juice|water|oil) pack\b")
+
+
 @dataclass(frozen=True)
 class Entry:
     """What the vocabulary says about one food."""
@@ -246,7 +255,7 @@ class Vocabulary:
 
     def _scan(self, ndb_no: str | None, description: str | None,
               group_code: str | None) -> Entry:
-        text = description or ""
+        text = PACKING_MEDIUM.sub("", description or "")
         canonical: str | None = None
         concepts: set[str] = set()
         labels: list[str] = []
