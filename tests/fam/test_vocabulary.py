@@ -156,3 +156,23 @@ def test_coverage_on_real_build(vocab, recipe_build, sr28):
     assert report["concept_share"] >= 0.74
     assert report["distinct_canonical"] >= 250
     assert len(report["top_unmapped"]) <= 25
+
+
+@pytest.mark.parametrize(("description", "group", "canonical", "without"), [
+    # the tomatoes are packed in tomato juice: a tomato, not a salted tomato juice
+    ("Tomatoes, red, ripe, canned, packed in tomato juice", "1100", "tomato",
+     "high_sodium_foods"),
+    ("Pineapple, canned, juice pack, solids and liquids", "0900", "tropical fruit", None),
+    ("Fish, sardine, Atlantic, canned in oil, drained solids with bone", "1500", "sardine",
+     None),
+])
+def test_the_medium_a_food_is_packed_in_is_not_the_food(vocab, description, group, canonical,
+                                                         without):
+    entry = vocab.lookup(None, description, group)
+    assert entry.canonical == canonical
+    assert without is None or without not in entry.concepts
+
+
+def test_a_syrup_pack_keeps_its_added_sugar_reading(vocab):
+    entry = vocab.lookup(None, "Peaches, canned, heavy syrup pack, solids and liquids", "0900")
+    assert entry.canonical == "peaches" and "added_sugars" in entry.concepts
