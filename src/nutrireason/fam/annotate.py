@@ -561,7 +561,7 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
             elif share >= thresholds.limit_min_share and (limit := cooked_alcohol_aside(
                     item, hits["limit"], drink)):
                 against += _fired(item, "limit", limit, share)
-        produce = _not_produce(item, hits.get("beneficial", []))
+        produce = _staple_hits(item, hits.get("beneficial", []))
         if set(hits) == {"beneficial"} and produce and share is not None and \
                 share >= thresholds.beneficial_min_share:
             support += _fired(item, "beneficial", produce, share)
@@ -580,7 +580,7 @@ GENERIC_PRODUCE = re.compile(r"(?i)^(?:vegetables|fruits|non_starchy_vegetables|
                              r"non citrus fruits)$")
 
 
-def _not_produce(item: Ingredient, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _staple_hits(item: Ingredient, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The beneficial hits that stand for a starchy staple: all but the generic fruit and
     vegetable entries, which do not cover starchy roots and plantains."""
     if not STARCHY_STAPLES.search(item.canonical):
