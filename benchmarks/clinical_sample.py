@@ -39,7 +39,8 @@ def main() -> None:
     for condition in sorted({item["condition"] for item in dish}):
         pool = [item for item in dish if item["condition"] == condition]
         chosen += rng.sample(pool, min(args.per_condition, len(pool)))
-    rest = [item for item in dish if item not in chosen]
+    taken = {item["id"] for item in chosen}
+    rest = [item for item in dish if item["id"] not in taken]
     chosen += rng.sample(rest, max(args.size - len(chosen), 0))
     rng.shuffle(chosen)
     args.out.mkdir(parents=True, exist_ok=True)

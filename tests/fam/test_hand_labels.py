@@ -204,9 +204,9 @@ def test_annotator_agrees_with_the_hand_label(pair, annotations):
 def test_agreement_over_the_whole_fixture(annotations, capsys):
     """The agreement figure, printed: at least 95 % of the pairs, each disagreement listed
     with the hand label's reason (a pair marked known_disagreement counts against it)."""
-    wrong = [(f"{p['file']}: {p['recipe']}:{p['condition']}", outcome(
-        annotations[p["recipe"]], p["condition"]), p["label"], p["reason"])
-        for p in PAIRS if outcome(annotations[p["recipe"]], p["condition"]) != expected(p)]
+    got = {id(p): outcome(annotations[p["recipe"]], p["condition"]) for p in PAIRS}
+    wrong = [(f"{p['file']}: {p['recipe']}:{p['condition']}", got[id(p)], p["label"],
+              p["reason"]) for p in PAIRS if got[id(p)] != expected(p)]
     share = 1 - len(wrong) / len(PAIRS)
     with capsys.disabled():
         print(f"\nhand labels: {len(PAIRS) - len(wrong)} of {len(PAIRS)} pairs agree "

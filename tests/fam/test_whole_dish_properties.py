@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -144,17 +145,22 @@ CONDIMENT_WORDS = re.compile(r"(?i)\b(sauce|dressing|vinaigrette|salsa|relish|ch
                              r"marmalade|curd|spread|butter|oil|vinegar)\b")
 
 
+@lru_cache(maxsize=1)
+def written_portions() -> dict[str, Any]:
+    """The serving ranges written in fam_rules.yaml (read once)."""
+    from nutrireason.standards import standards_dir
+
+    return yaml.safe_load((standards_dir() / "fam_rules.yaml").read_text())["portions"]
+
+
 def plausible_range(recipe: dict) -> tuple[float, float]:
     """The plausible serving for the recipe's kind, read from its title and category here and
     from the ranges written in fam_rules.yaml."""
-    from nutrireason.standards import standards_dir
-
-    portions = yaml.safe_load((standards_dir() / "fam_rules.yaml").read_text())["portions"]
     # the dish's own name: "Chicken in Cream Sauce" is chicken, "Tomato Sauce (Rwandan)" sauce
-    title = re.split(r"[(,]|\s(?:in|with|on|over)\s", recipe["record"]["title"])[0]
-    kind = "drink" if is_drink(recipe) else "condiment" if CONDIMENT_WORDS.search(
-        title.split()[-1] if title.split() else "") else "dish"
-    low, high = portions[kind]["plausible"]
+    words = re.split(r"[(,]|\s(?:in|with|on|over)\s", recipe["record"]["title"])[0].split()
+    kind = "drink" if is_drink(recipe) else \
+        "condiment" if words and CONDIMENT_WORDS.search(words[-1]) else "dish"
+    low, high = written_portions()[kind]["plausible"]
     return float(low), float(high)
 
 

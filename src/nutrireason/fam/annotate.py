@@ -159,9 +159,8 @@ class _Rules(_Strict):
 def load_thresholds(path: Path | None = None) -> Thresholds:
     """The packaged (or given) ``fam_rules.yaml``."""
     rules = load_model(path or standards_dir() / "fam_rules.yaml", _Rules)
-    portions = {kind: Portion(getattr(rules.portions, kind).plausible,
-                              getattr(rules.portions, kind).typical)
-                for kind in DEFAULT_PORTIONS}
+    portions = {kind: Portion(ranges.plausible, ranges.typical)
+                for kind in DEFAULT_PORTIONS for ranges in [getattr(rules.portions, kind)]}
     return Thresholds(rules.limit_min_share.value, rules.beneficial_min_share.value,
                       int(rules.contributors.value), portions, rules.trace_max_g.value,
                       rules.contributor_min_share.value,
