@@ -16,6 +16,7 @@ from nutrireason.fam.dish import (
     alcoholic_line,
     dish_kinds,
     head_noun,
+    line_gluten,
     unresolved_concepts,
 )
 from nutrireason.fam.kb import load_kb
@@ -78,6 +79,37 @@ def test_an_unresolved_wheat_product_names_gluten_and_a_gluten_free_one_does_not
                                  "1 loaf gluten-free bread", "4 flour tortillas"])
     assert found == {"gluten_containing_grains": ["8 hamburger or potato buns, split",
                                                   "4 flour tortillas"]}
+
+
+@pytest.mark.parametrize(("line", "gluten"), [
+    ("2 tbsp oyster sauce", "hidden"),  # thickened with wheat flour
+    ("1 tbsp hoisin sauce", "hidden"),
+    ("1/4 cup teriyaki sauce", "hidden"),  # made on soy sauce brewed with wheat
+    ("1 tbsp malt vinegar or tamarind extract", "hidden"),  # the first food is malt vinegar
+    ("10.5 oz canned cream of celery soup", "hidden"),  # thickened with wheat flour
+    ("2 cups turkey gravy", "hidden"),
+    ("1 bottle beer", "hidden"),
+    ("2 tbsp barley miso", "hidden"),
+    ("1 tsp salt or soy sauce", None),  # the first food is salt
+    ("2 tbsp tamari soy sauce", None),  # tamari is brewed without wheat
+    ("2 tbsp gluten-free soy sauce", None),
+    ("1 can ginger ale", None),  # a soft drink, not an ale
+    ("½ tsp liquid gravy browner", None),  # caramel and vegetable base
+    ("1 tbsp cream of tartar", None),  # a leavening salt
+    ("1 cup rye whiskey", None),  # distilled spirits hold no gluten
+    ("½ cup hatcho miso", None),  # soybeans alone
+    ("2 tbsp miso paste", "label"),  # rice, soy or barley: only the label tells
+    ("2 chicken or beef bouillon cubes", "label"),  # the cube is named after the "or"
+    ("1 tbsp Worcestershire sauce", "label"),  # malt vinegar in some, not in others
+    ("1 L chicken stock", None),  # a stock is no cube
+])
+def test_gluten_a_lines_name_hides_is_read_from_its_first_food(line, gluten):
+    assert line_gluten(line) == gluten
+
+
+def test_an_unresolved_hidden_gluten_line_names_gluten():
+    found = unresolved_concepts(["2 tbsp black soy sauce", "1 tbsp kecap manis or tamari"])
+    assert found == {"gluten_containing_grains": ["2 tbsp black soy sauce"]}
 
 
 # --------------------------------------------------------------------------- the rules
@@ -273,3 +305,28 @@ def test_a_salted_dish_is_no_lower_sodium_meal(world):
     fired = [f for e in annotation["rec"] + annotation["not_rec"] + annotation["excluded_entries"]
              for f in e["provenance"] if f.get("concept") == "lower_sodium_meals"]
     assert fired == []
+
+
+FISH_SAUCE, DISTILLED_VINEGAR, BOUILLON_CUBE, RICE, CHICKEN = \
+    "06179", "02053", "06080", "20045", "05062"
+
+
+def test_malt_vinegar_read_as_distilled_vinegar_still_holds_gluten(world):
+    # SR28 has no malt vinegar; the line resolves to distilled vinegar, but malt is barley
+    fish = recipe(world, "Soused Vegetables", [("4 carrots", CARROT, 240),
+                                               ("2 onions", ONION, 220),
+                                               ("1/4 cup malt vinegar", DISTILLED_VINEGAR, 60)])
+    label, rationale = side(world, fish, "celiac_disease")
+    assert label == "not_recommend" and rationale == {"vinegar"}
+
+
+def test_a_bouillon_cube_withholds_a_celiac_recommendation(world):
+    # rice, chicken and vegetables are all on the celiac beneficial lists; the cube may hold
+    # wheat flour, which only its label tells
+    lines = [("2 cups rice", RICE, 370), ("1 lb chicken breast", CHICKEN, 450),
+             ("3 carrots", CARROT, 180)]
+    plain = recipe(world, "Chicken Rice", lines)
+    assert side(world, plain, "celiac_disease")[0] == "recommend"
+    cubed = recipe(world, "Chicken Rice", lines + [("2 chicken bouillon cubes",
+                                                    BOUILLON_CUBE, 10)])
+    assert side(world, cubed, "celiac_disease") == ("excluded", WITHHELD_REASON)

@@ -27,7 +27,9 @@ GLUTEN_WORDS = re.compile(
     r"vermicelli|lasagne|lasagna|couscous|semolina|bulgur|spelt|farro|barley|rye|malt|malted|"
     r"beer|ale|lager|soy sauce|shoyu|oats?|oatmeal|rolled oats|cereals?|crackers?|pastry|"
     r"pie crust|biscuits?|cookies?|cake|pretzels?|toast|tortillas?|pancakes?|seitan|"
-    r"croutons?|dumpling|phyllo|filo|panko|roux|snacks|beverages|french toast|dessert)\b")
+    r"croutons?|dumpling|phyllo|filo|panko|roux|snacks|beverages|french toast|dessert|"
+    # sources the Celiac Disease Foundation names whose name says no grain
+    r"teriyaki|hoisin|oyster sauce|gravy|cream of \w+(?: \w+)? soup|white sauce)\b")
 GLUTEN_FREE = re.compile(r"(?i)gluten[- ]?free|\bgf\b")
 PLAIN_SUGAR = re.compile(r"(?i)\b(sugar|honey|jam|jelly|preserves|marmalade|molasses|treacle|"
                          r"maple syrup|golden syrup|corn syrup|syrup|candy|caramel|"

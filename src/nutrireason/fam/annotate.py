@@ -56,6 +56,7 @@ from nutrireason.fam.dish import (
     TOPPING,
     DishProfile,
     dish_profile,
+    line_gluten,
 )
 from nutrireason.fam.foodlists import FoodLists, line_qualifiers
 from nutrireason.fam.kb import ConditionKB, NutrientLimit
@@ -69,6 +70,7 @@ CONFLICT_REASON = "nutrient limit broken by foods the knowledge base lists as be
 MISSING_REASON = "missing ingredients decisive: an unresolved line names a food that could decide"
 WITHHELD_REASON = "recommendation withheld: the dish as a whole does not support the condition"
 UNCLEAR_PREPARATION = "unclear preparation: the recipe has no instructions"
+GLUTEN = "gluten_containing_grains"
 # The concept whose instances carry a vetoed nutrient, for the fallback when no ingredient's
 # own nutrients name the carrier.
 NUTRIENT_CONCEPTS = {"sodium": "high_sodium_foods", "sugar": "added_sugars",
@@ -237,7 +239,9 @@ def recipe_ingredients(recipe: dict[str, Any], vocabulary: Vocabulary,
         description = item.get("sr28_description") or food.get("description", "")
         entry = vocabulary.lookup(ndb, description, food.get("group_code", ""))
         qualifiers = line_qualifiers(item.get("states"), description)
-        canonical, concepts = food_lists.qualify(entry.canonical, entry.concepts, qualifiers)
+        concepts = entry.concepts | ({GLUTEN} if line_gluten(item["line"]) == "hidden"
+                                     else frozenset())
+        canonical, concepts = food_lists.qualify(entry.canonical, concepts, qualifiers)
         unknown = set(item.get("unknown_nutrients") or ())
         nutrients = {name: value for name, value in food.get("nutrients", {}).items()
                      if name not in unknown}
@@ -375,6 +379,9 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     if profile.alcohol and limits_alcohol(condition):
         why.append(f"it holds alcohol ({', '.join(profile.alcohol)}), which cooking does not "
                    "remove")
+    if profile.label_gluten and GLUTEN in condition.side("avoid").concepts:
+        why.append(f"it holds {profile.label_gluten[0]!r}, a product made with or without "
+                   "wheat: only its label tells")
     beneficial = beneficial_share(dish, support)
     if beneficial < thresholds.beneficial_total_min_share:
         why.append(f"its beneficial foods are {beneficial:.0%} of its mass without water "

@@ -18,7 +18,12 @@ ingredients, each cited in ``standards/data/fam_rules.yaml``:
 * alcohol in any amount, cooked or not, for a condition whose guidance limits alcohol (USDA
   retention factors keep 5-85 % of the alcohol after cooking);
 * beneficial foods under ``beneficial_total_min_share`` of the dish's mass (water left out)
-  together.
+  together;
+* for a condition that avoids gluten, a product made with or without wheat whose label alone
+  tells (:data:`LABEL_GLUTEN`: bouillon cubes, miso, Worcestershire sauce).
+
+:func:`line_gluten` reads a line's first food for gluten its name hides (:data:`HIDDEN_GLUTEN`:
+soy sauce, hoisin, malt vinegar, gravy, cream soups), whatever SR28 food the line resolved to.
 
 :func:`decisive_unresolved` reads the lines the recipe build could not resolve: a line naming a
 meat, fish, alcohol, a fried or processed food could decide a label (Appendix F, missing
@@ -116,12 +121,14 @@ class DishProfile:
     free_sugars_per_100g: float | None = None  # grams of free sugars per 100 g of the dish
     alcohol: tuple[str, ...] = ()  # canonical names of the alcoholic ingredients
     unresolved: dict[str, list[str]] = field(default_factory=dict)  # concept -> lines
+    label_gluten: tuple[str, ...] = ()  # lines whose gluten only the product's label tells
 
     def as_evidence(self) -> dict[str, Any]:
         return {"kinds": list(self.kinds), "free_sugar_share": self.free_sugar_share,
                 "free_sugar_foods": list(self.free_sugar_foods),
                 "free_sugars_per_100g": self.free_sugars_per_100g,
-                "alcohol": list(self.alcohol), "unresolved": dict(self.unresolved)}
+                "alcohol": list(self.alcohol), "unresolved": dict(self.unresolved),
+                "label_gluten": list(self.label_gluten)}
 
     @classmethod
     def from_evidence(cls, row: dict[str, Any] | None) -> DishProfile:
@@ -130,7 +137,8 @@ class DishProfile:
         return cls(tuple(row.get("kinds") or ()), row.get("free_sugar_share"),
                    tuple(row.get("free_sugar_foods") or ()), row.get("free_sugars_per_100g"),
                    tuple(row.get("alcohol") or ()),
-                   {k: list(v) for k, v in (row.get("unresolved") or {}).items()})
+                   {k: list(v) for k, v in (row.get("unresolved") or {}).items()},
+                   tuple(row.get("label_gluten") or ()))
 
     @property
     def drink(self) -> bool:
@@ -188,10 +196,41 @@ def alcoholic_line(line: str) -> bool:
     return bool(DECISIVE_WORDS["alcohol"].search(first)) and not _NOT_ALCOHOL.search(first)
 
 
-# "gluten-free bread", "rice flour", "corn tortillas": no gluten named
-_NO_GLUTEN = re.compile(r"(?i)\bgluten[- ]free\b|\b(?:rice|corn|almond|coconut|chickpea|gram|"
-                        r"tapioca|potato|cassava|buckwheat|sorghum|millet|teff|quinoa)\s+"
-                        r"(?:flour|noodles?|pasta|tortillas?|crackers?|starch|paper|vermicelli)\b")
+# "gluten-free bread", "rice flour", "corn tortillas", tamari, a miso made of soybeans or rice
+# alone: no gluten named
+_NO_GLUTEN = re.compile(r"(?i)\b(?:gluten|wheat)[- ]free\b|\btamari\b|"
+                        r"\b(?:rice|soybean|hatcho|mame) miso\b|\b(?:rice|corn|almond|coconut|"
+                        r"chickpea|gram|tapioca|potato|cassava|buckwheat|sorghum|millet|teff|"
+                        r"quinoa)\s+(?:flour|noodles?|pasta|tortillas?|crackers?|starch|paper|"
+                        r"vermicelli)\b")
+# Foods made with wheat or barley by their standard recipe, whose name says no grain (Celiac
+# Disease Foundation, sources of gluten: soy sauce brewed with wheat, malt and malt vinegar,
+# beer, sauces and gravies thickened with flour, seitan, brewer's yeast). A line naming one
+# holds gluten whatever SR28 food it resolved to ("malt vinegar" reads as distilled vinegar).
+HIDDEN_GLUTEN = re.compile(
+    r"(?i)\b(soy sauce|shoyu|teriyaki|hoisin|oyster sauce|malt|malted|malt vinegar|beer|ale|"
+    r"lager|stout|gravy|roux|b[eé]chamel|white sauce|seitan|brewer'?s yeast|barley miso|mugi|"
+    r"cream of (?:[a-z]+ ){1,2}soup)\b")
+# Drinks named like beer that are soft drinks; a gravy browner is caramel and vegetable base.
+_NOT_HIDDEN_GLUTEN = re.compile(r"(?i)\b(ginger ale|root beer|ginger beer|birch beer|"
+                                r"gravy brown(?:er|ing))\b")
+# Products made with or without wheat, so that only their label tells (Celiac Disease
+# Foundation: check the label of bouillon and soup bases, miso, Worcestershire sauce).
+LABEL_GLUTEN = re.compile(r"(?i)\b(bouillon|stock (?:cubes?|powder|granules|base)|"
+                          r"broth (?:cubes?|powder|granules|base)|soup base|miso|"
+                          r"worcestershire)\b")
+
+
+def line_gluten(line: str) -> str | None:
+    """"hidden" when the line's first food holds gluten by its standard recipe, "label" when
+    the line names a product whose label alone tells (anywhere on the line: "2 chicken or beef
+    bouillon cubes"), None otherwise (or when the line says gluten-free)."""
+    first = _FIRST_FOOD.split(line, maxsplit=1)[0]
+    if _NO_GLUTEN.search(first):
+        return None
+    if HIDDEN_GLUTEN.search(first) and not _NOT_HIDDEN_GLUTEN.search(first):
+        return "hidden"
+    return "label" if LABEL_GLUTEN.search(line) and not _NO_GLUTEN.search(line) else None
 
 
 def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
@@ -203,7 +242,8 @@ def unresolved_concepts(lines: Iterable[str]) -> dict[str, list[str]]:
                 continue
             if concept == "gluten_containing_grains" and _NO_GLUTEN.search(line):
                 continue
-            if pattern.search(line):
+            if pattern.search(line) or (concept == "gluten_containing_grains"
+                                        and line_gluten(line) == "hidden"):
                 found.setdefault(concept, []).append(line)
     return found
 
@@ -251,8 +291,10 @@ def dish_profile(recipe: dict[str, Any], items: list[Any]) -> DishProfile:
     share, per_100g, carriers = free_sugars(items, descriptions)
     alcohol = tuple(dict.fromkeys(i.canonical for i in items if "alcohol" in i.concepts
                                   and alcoholic_line(i.line + " " + i.canonical)))
-    unresolved = [str(row.get("line") or "") for row in recipe.get("ingredients") or []
-                  if not row.get("ndb_no") and row.get("kind") != "header"]
+    lines = [row for row in recipe.get("ingredients") or [] if row.get("kind") != "header"]
+    unresolved = [str(row.get("line") or "") for row in lines if not row.get("ndb_no")]
+    label_gluten = tuple(str(row.get("line")) for row in lines
+                         if line_gluten(str(row.get("line") or "")) == "label")
     kinds = dish_kinds(str(record.get("title") or ""), record.get("category"))
     return DishProfile(kinds, share, carriers, per_100g, alcohol,
-                       unresolved_concepts(unresolved))
+                       unresolved_concepts(unresolved), label_gluten)
