@@ -10,8 +10,11 @@ import pytest
 from nutrireason.errors import DataError
 from nutrireason.recipes.validation import (
     RecipeComparison,
+    build_totals,
     independent_agreement,
     read_independent,
+    read_readings,
+    reading_agreement,
 )
 
 
@@ -90,3 +93,60 @@ def test_read_independent_refuses_a_file_that_is_not_a_list(tmp_path):
         read_independent(path)
     with pytest.raises(DataError, match="cannot read"):
         read_independent(tmp_path / "missing.json")
+
+
+# ------------------------------------------------------------- whole-recipe readings
+
+
+def built(ident: str, kept: bool, lines: list[tuple[str | None, float | None]],
+          per_100g: dict) -> dict:
+    """A recipes.jsonl row: (ndb, grams) lines and per-100 g values."""
+    return {"record": {"id": ident}, "kept": kept, "exclusion": None if kept else "unresolved",
+            "ingredients": [{"ndb_no": ndb, "grams": grams} for ndb, grams in lines],
+            "nutrition": {"per_100g": per_100g}}
+
+
+def test_build_totals_are_per_100g_over_the_weighed_resolved_mass():
+    # 300 g + 200 g weighed and resolved; the unresolved and unweighed lines carry no mass
+    row = built("a", True, [("01001", 300.0), ("11282", 200.0), (None, 50.0), ("02047", None)],
+                {"calories": 120.0, "protein": 4.0, "sodium": None})
+    assert build_totals(row) == {"calories": 600.0, "protein": 20.0, "sodium": None}
+
+
+def test_reading_agreement_counts_kept_and_distance_on_whole_recipes(tmp_path):
+    path = tmp_path / "reading.json"
+    path.write_text(json.dumps([
+        {"id": "a", "servings": 4, "total": {"calories": 570.0, "protein": 20.0, "sodium": 0}},
+        {"id": "b", "servings": None, "total": {"calories": 1000.0, "protein": 10.0,
+                                                "sodium": 500.0}},
+        {"id": "c", "servings": 2, "total": {"calories": 300.0, "protein": 1.0, "sodium": 1.0}},
+        {"id": "missing", "servings": 2, "total": {"calories": 1.0}},
+        ]), encoding="utf-8")
+    readings = read_readings(path)
+    rows = [built("a", True, [("x", 500.0)], {"calories": 120.0, "protein": 4.0,
+                                              "sodium": 10.0}),   # 600 kcal: 5.3 % off
+            built("b", True, [("x", 1000.0)], {"calories": 130.0, "protein": 1.0,
+                                               "sodium": 50.0}),  # 1,300 kcal: 30 % off
+            built("c", False, [], {}), built("other", True, [("x", 1.0)], {"calories": 1.0})]
+    figures = reading_agreement(rows, readings)
+    assert (figures["read"], figures["found"], figures["kept"]) == (4, 3, 2)
+    assert figures["excluded"] == [("c", "unresolved")]
+    calories = figures["nutrients"]["calories"]
+    assert calories["n"] == 2 and calories["within"] == 0.5
+    assert calories["median"] == pytest.approx((30 / 570 + 0.3) / 2)
+    assert calories["further"] == [("b", 1300.0, 1000.0)]
+    # a reading of 0 mg sodium gives no relative distance: only "b" is compared
+    assert figures["nutrients"]["sodium"]["n"] == 1
+
+
+@pytest.mark.parametrize(("row", "field"), [
+    ({"id": "a"}, "[0]"),
+    ({"id": "a", "total": {"calories": -1}}, "[0].total.calories"),
+    ({"id": "a", "servings": 0, "total": {}}, "[0].servings"),
+])
+def test_a_bad_reading_names_the_field(tmp_path, row, field):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([row]), encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        read_readings(path)
+    assert field in str(caught.value) and "bad.json" in str(caught.value)

@@ -171,13 +171,14 @@ def read_independent(path: str | Path) -> dict[str, dict[str, float | None]]:
     return out
 
 
-def _figure(path: Path, index: int, name: str, value: Any) -> float | None:
+def _figure(path: Path, index: int, name: str, value: Any, key: str = "per_serving"
+            ) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or \
             not math.isfinite(value) or value < 0:
-        raise DataError(path, "a per-serving figure must be a number >= 0 or null",
-                        field=f"[{index}].per_serving.{name}", value=value)
+        raise DataError(path, f"a {key.replace('_', '-')} figure must be a number >= 0 or null",
+                        field=f"[{index}].{key}.{name}", value=value)
     return float(value)
 
 
@@ -211,3 +212,75 @@ def _errors(items: list[RecipeComparison], nutrient: str) -> dict[str, Any]:
     errors = [e for c in items if (e := c.error(nutrient)) is not None]
     return {"n": len(errors), "median_error": statistics.median(errors) if errors else None,
             "within_20": sum(e <= 0.2 for e in errors) / len(errors) if errors else None}
+
+
+# ----------------------------------------------------------------- whole-recipe hand readings
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An independent hand reading of one recipe: its servings (None where the recipe gives
+    none) and the whole recipe's calories, protein and sodium."""
+
+    servings: float | None
+    total: dict[str, float | None]
+
+
+def read_readings(path: str | Path) -> dict[str, Reading]:
+    """Recipe id -> :class:`Reading` from a JSON list of ``{"id", "servings", "total":
+    {"calories", "protein", "sodium", ...}}`` (the protocol's reading files; the lines and their
+    notes are for people and ignored here)."""
+    path = Path(path)
+    out: dict[str, Reading] = {}
+    for index, row in enumerate(_read_list(path, "independent reading")):
+        total = row.get("total") if isinstance(row, dict) else None
+        if not isinstance(total, dict) or not isinstance(row.get("id"), str):
+            raise DataError(path, "each recipe needs an id (text) and total (object)",
+                            field=f"[{index}]")
+        servings = row.get("servings")
+        if servings is not None and (isinstance(servings, bool) or
+                                     not isinstance(servings, int | float) or servings <= 0):
+            raise DataError(path, "servings must be a number > 0 or null",
+                            field=f"[{index}].servings", value=servings)
+        out[row["id"]] = Reading(
+            None if servings is None else float(servings),
+            {name: _figure(path, index, name, total.get(name), "total")
+             for name in INDEPENDENT_NUTRIENTS})
+    return out
+
+
+def build_totals(row: dict[str, Any]) -> dict[str, float | None]:
+    """A built recipe's whole-recipe calories, protein and sodium: its per-100 g values over
+    the mass of its weighed lines (what the per-100 g values were computed on)."""
+    mass = sum(float(line["grams"]) for line in row.get("ingredients") or []
+               if line.get("ndb_no") and line.get("grams"))
+    per_100g = (row.get("nutrition") or {}).get("per_100g") or {}
+    return {name: None if per_100g.get(name) is None else float(per_100g[name]) * mass / 100
+            for name in INDEPENDENT_NUTRIENTS}
+
+
+def reading_agreement(rows: list[dict[str, Any]], readings: dict[str, Reading],
+                      close: float = 0.10) -> dict[str, Any]:
+    """A build (``recipes.jsonl`` rows) against hand readings of some of its recipes: how many
+    of the read recipes it kept, and per nutrient over the kept ones how far the build sits
+    from the reading (n, median relative distance, share within ``close``, and the recipes
+    further apart, worst first, as (id, build, reading))."""
+    found = {row["record"]["id"]: row for row in rows if row["record"]["id"] in readings}
+    kept = {ident: row for ident, row in found.items() if row.get("kept")}
+    out: dict[str, Any] = {"read": len(readings), "found": len(found), "kept": len(kept),
+                           "excluded": sorted((ident, str(row.get("exclusion")))
+                                              for ident, row in found.items()
+                                              if not row.get("kept")),
+                           "nutrients": {}}
+    for nutrient in INDEPENDENT_NUTRIENTS:
+        pairs = [(ident, built, hand) for ident, row in sorted(kept.items())
+                 if (built := build_totals(row)[nutrient]) is not None
+                 and (hand := readings[ident].total.get(nutrient))]
+        gaps = [(abs(built - hand) / hand, ident, built, hand) for ident, built, hand in pairs]
+        far = sorted((gap for gap in gaps if gap[0] > close), reverse=True)
+        out["nutrients"][nutrient] = {
+            "n": len(gaps),
+            "median": statistics.median(g[0] for g in gaps) if gaps else None,
+            "within": sum(g[0] <= close for g in gaps) / len(gaps) if gaps else None,
+            "further": [(ident, built, hand) for _, ident, built, hand in far]}
+    return out
