@@ -30,13 +30,16 @@ TARGETS = {"kept": 0.92, "median": 0.02, "within": 0.90}
 def build_rows(corpus: Path, ids: set[str]) -> list[dict[str, Any]]:
     """The ``recipes.jsonl`` rows of CORPUS's records in ``ids``, built in a temporary folder."""
     from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
-    from nutrireason.recipes.load import load_corpus
+    from nutrireason.recipes.load import WIKIBOOKS_FILE, _wikibooks_row, load_corpus
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
     data = json.loads(corpus.read_text(encoding="utf-8"))
-    records = [dict(record, id=record.get("id", key)) for key, record in data.items()] \
-        if isinstance(data, dict) else data
+    if corpus.name == WIKIBOOKS_FILE:  # the offline bundle: its loader's records, keyed as read
+        records = [dict(_wikibooks_row(key, row), id=key) for key, row in data.items()]
+    else:
+        records = [dict(record, id=record.get("id", key)) for key, record in data.items()] \
+            if isinstance(data, dict) else data
     chosen = [record for record in records if record["id"] in ids]
     with tempfile.TemporaryDirectory() as tmp:
         subset = Path(tmp) / "corpus.json"

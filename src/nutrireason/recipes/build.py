@@ -21,6 +21,13 @@ from pydantic import BaseModel
 
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
+from nutrireason.recipes.backoff import backoff_names
+from nutrireason.recipes.coverage import (
+    LineEnergy,
+    UnresolvedEnergy,
+    UnresolvedEnergyRules,
+    energy_share,
+)
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import (
     CHANGED_STATE,
@@ -43,6 +50,7 @@ from nutrireason.recipes.parse import (
     ParsedLine,
     parse_in_order,
     parse_line,
+    unit_kind,
 )
 from nutrireason.recipes.schema import (
     RecipeNutrition,
@@ -95,6 +103,7 @@ class RecipeRules(_Strict):
     packet_grams: RuleValue
     can_grams: RuleValue
     frying_oil_grams: RuleValue
+    unresolved_energy: UnresolvedEnergyRules
     categories: list[CategoryRule]
 
 
@@ -199,18 +208,26 @@ class Resolver:
     teaspoon_grams: dict[str, float] = field(default_factory=dict)
     piece_grams: dict[str, float] = field(default_factory=dict)
     crushed_cup_grams: float | None = None
+    kcal: dict[str, float] = field(default_factory=dict)  # SR28 energy per 100 g
+    unresolved_energy: UnresolvedEnergy | None = None
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
+        rules = load_recipe_rules()
+        kcal = {ndb: float(value) for ndb, value in
+                zip(sr28.nutrients["ndb_no"], sr28.nutrients["calories"], strict=True)
+                if value == value}
         return cls(Matcher(sr28.foods, reviewed.names),
                    Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides,
                            small_kind_foods(sr28.foods)),
                    no_carbohydrate_no_sugar(sr28.nutrients),
-                   load_recipe_rules(), load_standards(),
+                   rules, load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
-                   reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28))
+                   reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28),
+                   kcal, UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
+                                                    sr28.foods))
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -288,6 +305,11 @@ class Resolver:
             other = self.matcher.match(alternative, parsed.unit)
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
+                return other
+        for name in backoff_names(parsed.food, parsed.line, parsed.unit):
+            other = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
+            if other is not None and other.score >= floor:
+                item.rules = [*item.rules, f"name_backoff:{name}"]
                 return other
         return None
 
@@ -547,20 +569,31 @@ class Resolver:
         unresolved = [i for i in quantified if not (i.grams and i.ndb_no)]
         resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
         typical = resolved[len(resolved) // 2] if resolved else None
-        for item in unresolved:
-            main = item.ndb_no and self.states.group.get(item.ndb_no) in MEAT_GROUPS
-            # a meat or fish line that cannot be weighed is likely the dish's main part
-            item.estimated_grams = self._estimate(item) or \
-                (resolved[-1] if main and resolved else typical)
-        estimated = sum(i.estimated_grams or 0.0 for i in unresolved)
-        total = sum(resolved) + estimated
-        mass_share = estimated / total if total else 1.0
-        if mass_share > 1 - self.rules.min_resolved_share.value:
+        guesses = [self._unresolved_energy(item, resolved, typical) for item in unresolved]
+        share = energy_share([(i.grams, self.kcal[i.ndb_no]) for i in quantified
+                              if i.grams and i.ndb_no and i.ndb_no in self.kcal], guesses)
+        if share > 1 - self.rules.min_resolved_share.value:
             first = unresolved[0]
             return (f"unresolved ingredients: {len(unresolved)} of {len(quantified)} quantified "
-                    f"lines, {mass_share:.0%} of the estimated mass (first: {first.line!r}: "
+                    f"lines, {share:.0%} of the estimated energy (first: {first.line!r}: "
                     f"{first.problem})")
         return None
+
+    def _unresolved_energy(self, item: ResolvedIngredient, resolved: list[float],
+                           typical: float | None) -> LineEnergy:
+        """The estimated grams (kept on the line) and energy density of an unresolved line."""
+        assert self.unresolved_energy is not None
+        name = " ".join(filter(None, [item.food, parse_line(item.line).raw_food])) or item.line
+        count = item.quantity if unit_kind(item.unit) == "count" else None
+        guess = self.unresolved_energy.line(name, self._estimate(item), count)
+        grams = guess.grams
+        if grams is None:
+            main = item.ndb_no and self.states.group.get(item.ndb_no) in MEAT_GROUPS or \
+                self.unresolved_energy.group(name) in MEAT_GROUPS
+            # a meat or fish line that cannot be weighed is likely the dish's main part
+            grams = resolved[-1] if main and resolved else typical
+        item.estimated_grams = grams
+        return LineEnergy(grams, guess.kcal_per_100g, guess.basis)
 
     def _oil_line(self, item: ResolvedIngredient) -> bool:
         """A weighed line of SR28 fats and oils that says oil (not butter or lard)."""

@@ -32,7 +32,7 @@ NO_FALLBACK_UNITS = {"cube", "cubes", "bunch", "bunches", "handful", "handfuls",
                      # a cut piece is not the whole item: "20 carrot sticks" are not 20 carrots
                      "slice", "slices", "wedge", "wedges", "strip", "strips", "stick", "sticks",
                      "spear", "spears", "floret", "florets", "chunk", "chunks", "segment",
-                     "segments", "heart", "hearts",
+                     "segments", "heart", "hearts", "ring", "rings", "leaf", "leaves",
                      # a whole joint or loaf is not one slice or chop of it
                      "loaf", "loaves", "roast", "roasts", "joint", "joints", "hock", "hocks",
                      "ball", "balls"}
@@ -43,7 +43,9 @@ WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", 
 # A unit word and the words SR28 portions use for it, first named first ("1 rib celery" is a
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
-                 "strip": ("slice",), "strips": ("slice",),
+                 "strip": ("slice",), "strips": ("slice",), "ring": ("slice",),
+                 "rings": ("slice",), "leaves": ("leaf",), "box": ("package",),
+                 "boxes": ("package",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
                  "sticks": ("stalk", "strip"), "head": ("bunch",), "heads": ("bunch",)}
 # Foods a store sells one to a package or box: "1 package store-bought angel food cake" is

@@ -16,7 +16,8 @@ lines has one clear, tested fix:
 - :func:`leading_quantity`: the number that starts the line ("1 1/2", "1-1/2", "½", "2-3" as
   the range's first number, "2 14-ounce cans" as 2 x 14 ounces);
 - :func:`paren_measure`: a measure in a parenthetical ("(15 oz)", "(about 3 pounds)", "(220g)");
-- :func:`each_clause`: a size per item after a comma ("4 salmon fillets, about 6 oz each").
+- :func:`each_clause`: a size per item after a comma ("4 salmon fillets, about 6 oz each");
+- :func:`gloss_mass`: the line's mass after a count ("1 pork shoulder roast, about 4 lb").
 """
 
 from __future__ import annotations
@@ -529,6 +530,33 @@ def each_clause(main: str) -> Measure | None:
     if size is None or size <= 0:
         return None
     return Measure(size, MEASURES[found.group(3).lower()], True)
+
+
+_MASS_WORDS = "|".join(sorted((re.escape(k) for k, v in MEASURES.items()
+                               if v in ("gram", "kilogram", "ounce", "pound")),
+                              key=len, reverse=True))
+
+
+def gloss_mass(main: str) -> Measure | None:
+    """The whole line's mass in a clause after a count ("1 pork shoulder roast, about 4 lb",
+    "1 salmon, 1½ lbs", "4 chicken breasts, about 1½ pounds in all"): a mass the cook states
+    beats a count weighed by a standard piece. Not a size per item (:func:`each_clause`), and
+    not when the line's own number already has a measure ("2 lb beef, 80 % lean")."""
+    head, comma, tail = main.partition(",")
+    leading = leading_quantity(head)
+    if not comma or leading is None or leading.unit or \
+            re.match(rf"^{re.escape(leading.text)}\s*-?\s*(?:{_MEASURE_WORDS})\.?(?![\w])", head,
+                     re.I):
+        return None
+    found = re.search(rf"(?:^|,)\s*(?:about|approx(?:imately|\.)?|roughly|around|~|total(?:ling)?"
+                      rf"|weighing)?\s*({_NUMBER})(?:\s*(?:-|to)\s*({_NUMBER}))?\s*-?\s*"
+                      rf"({_MASS_WORDS})\.?(?![\w])(?!\s+each)", tail, re.I)
+    if not found:
+        return None
+    size = range_first(found.group(1), found.group(2))
+    if size is None or size <= 0:
+        return None
+    return Measure(size, MEASURES[found.group(3).lower()], False)
 
 
 def prepare(line: str) -> LineText:

@@ -46,6 +46,20 @@ QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy",
               "minced", "diced", "chopped", "steamed")
 
 
+# How the cook cuts a food: before the food it may name a product ("1 can diced tomatoes",
+# "minced garlic" in a jar); after it, it is an instruction ("2 tomatoes, diced").
+CUTTING_WORDS = frozenset({"minced", "diced", "chopped"})
+
+
+def cut_after_food(word: str, name: str, line: str | None) -> bool:
+    """``word`` is a cutting word the line writes only after the food's name."""
+    if word not in CUTTING_WORDS or not line or not name:
+        return False
+    lowered = line.lower()
+    head = re.search(rf"\b{re.escape(name.split()[-1])}", lowered)
+    return head is not None and re.search(rf"\b{word}\b", lowered[:head.start()]) is None
+
+
 # The last word of a name that names a product type: a match that lacks it is another food
 # ("butter beans" is not butter, "vanilla protein powder" is not vanilla extract, "blue cheese
 # dressing" is not blue cheese, "chicken bouillon" is not chicken).
@@ -353,7 +367,8 @@ class Matcher:
             return None
         named = unit in PORTION_UNITS and stem(unit) not in tokens(name)
         query = f"{name} {unit}" if named else name
-        qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])]
+        qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])
+                      and not cut_after_food(word, name, line)]
         wider = self.wider_name(name, line)
         key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}"
         if key not in self._memo:

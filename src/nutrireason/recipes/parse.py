@@ -18,6 +18,7 @@ from nutrireason.recipes.lines import (
     FRACTIONS,
     each_clause,
     first_alternative,
+    gloss_mass,
     leading_quantity,
     paren_measure,
     prepare,
@@ -266,6 +267,10 @@ def _parse(text: str) -> ParsedLine:
     if each and quantity is not None:
         quantity, unit, measure = quantity * each.quantity, each.unit, None
         rules.append("each_clause")
+    gloss = None if measure or each else gloss_mass(main)
+    if gloss and quantity is not None:
+        quantity, unit = gloss.quantity, gloss.unit
+        rules.append("mass_gloss")
     piece, replaced = None, None
     if measure and _measure_wins(unit, measure.unit):
         if quantity is not None and unit:
@@ -277,6 +282,10 @@ def _parse(text: str) -> ParsedLine:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
     food = dropped_portion_noun(main, food, rules)
+    moved = part_noun(food, unit)
+    if moved:
+        food, unit = moved  # "4 leaves iceberg lettuce", "12 pineapple rings": the part counts
+        rules.append("part_noun")
     if unit in PRODUCT_UNITS and food and PRODUCT_UNITS[unit] not in food:
         food = f"{food} {PRODUCT_UNITS[unit]}"  # "8 tortillas flour or corn": flour tortillas
         rules.append("portion_noun")
@@ -318,6 +327,30 @@ def _parse(text: str) -> ParsedLine:
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     _wing_parts(parsed)
     return parsed
+
+
+# A part of a food counted on its own: the count weighs the part, never the whole food.
+PART_NOUNS = {"leaf": "leaf", "leaves": "leaf", "ring": "ring", "rings": "ring",
+              "wedge": "wedge", "wedges": "wedge", "segment": "segment",
+              "segments": "segment", "floret": "floret", "florets": "floret",
+              "spear": "spear", "spears": "spear"}
+
+
+def part_noun(food: str | None, unit: str | None) -> tuple[str, str] | None:
+    """(the food, the part as the unit) when a counted line names a part of the food
+    ("4 leaves iceberg lettuce", "12 pineapple rings", "6 cabbage leaves"); None otherwise
+    (a mass or volume line weighs the food by its measure)."""
+    words = (food or "").split()
+    if not words or (unit and unit not in PART_NOUNS and unit not in words and
+                     not (len(words) == 1 and words[0] in PART_NOUNS)):
+        return None  # a measure or container counts ("1 can pineapple rings" is a can)
+    if words[0] in PART_NOUNS and len(words) > 1:
+        rest = [w for w in words[1:] if w != "of"]
+        return (" ".join(rest), PART_NOUNS[words[0]]) if rest else None
+    if words[-1] in PART_NOUNS:
+        rest = words[:-1] or ([unit] if unit and unit not in PART_NOUNS else [])
+        return (" ".join(rest), PART_NOUNS[words[-1]]) if rest else None
+    return None
 
 
 # A wing cut at its joints: the flat (wingette) and the drumette are each half of SR28's wing.
@@ -389,7 +422,11 @@ DESCRIPTOR_WORDS = {"red", "green", "yellow", "white", "black", "brown", "purple
                     "golden", "large", "small", "medium", "big", "little", "flat", "thin",
                     "thick", "crisp", "crispy", "hot", "mild", "sweet", "ripe", "unripe",
                     "very", "whole", "soft", "hard", "firm", "young", "old", "baby", "mini",
-                    "standard", "regular", "ordinary", "good", "fresh"}
+                    "standard", "regular", "ordinary", "good", "fresh",
+                    # how a dairy food or a product is sold: "Plain, non-fat Greek yogurt"
+                    "plain", "unsweetened", "sweetened", "salted", "unsalted", "organic",
+                    "natural", "original", "lite", "light", "nonfat", "non-fat", "lowfat",
+                    "low-fat", "reduced-fat", "full-fat", "skim", "fat-free"}
 
 
 def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
@@ -526,11 +563,17 @@ OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?
                                 rf"\b(?:use\s+)?[a-z]+(?:[- ][a-z]+)?,?\s+{_CONDITION}")
 
 
+# A parenthetical that points elsewhere ("(for gluten free see note)", "(see below)") says
+# nothing of the food this line uses.
+NOTE_REFERENCE = re.compile(r"\([^)]*\b(?:see|note|notes|below|above)\b[^)]*\)")
+
+
 def qualifier_text(lowered: str) -> str:
     """The part of a lower-cased line whose qualifiers describe the food used: negated
     qualifiers, qualifiers offered as options and later "or" alternatives outside parentheses
     removed."""
     text = OPTIONAL_QUALIFIER.sub(" ", NEGATED_QUALIFIER.sub(" ", lowered))
+    text = NOTE_REFERENCE.sub(" ", text)
     outside = re.sub(r"\([^)]*\)", " ", text)
     if LATER_ALTERNATIVE.search(outside):
         inside = " ".join(re.findall(r"\([^)]*\)", text))

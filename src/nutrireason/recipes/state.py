@@ -427,6 +427,8 @@ class StateResolver:
                 continue
             if {"on", "cob"} <= found and not EAR_WORDS & line_words:
                 continue  # "1 cup frozen corn" is kernels, not SR28's frozen corn on the cob
+            if state == "frozen" and found & SWEETENED and not SWEETENED & line_words:
+                continue  # frozen fruit is the fruit; only a line that says so is sweetened
             missing = base - found - (COOKING_WORDS if state == "raw" else set()) - \
                 ({"liquid"} if state == "drained" else set())
             if missing and missing <= aside and not (found - words(description) - NEUTRAL_WORDS
@@ -445,6 +447,8 @@ class StateResolver:
         return None if best is None else best[1]
 
 
+# Words of an SR28 entry packed or frozen with sugar.
+SWEETENED = frozenset({"sweetened", "syrup", "sugar"})
 LEGUMES = "1600"
 SOAKED = re.compile(r"(?i)\b(?:dried|soaked|soak)\b")
 # States that say what was drained when it is not a can.

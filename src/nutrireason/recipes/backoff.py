@@ -1,0 +1,80 @@
+"""Other names to try when a line's food name finds no SR28 food.
+
+A recipe from a site the build has never seen names its foods in words no list foresaw: one
+extra word ("pumpkin flesh", "goat cheese crumbles", "baking sugar") or a local name glossed
+in the line itself ("guinea corn (sorghum)", "jeera (cumin) powder", "white fish fillets
+(e.g. sole, halibut, or cod)"). :func:`backoff_names` gives, in order, the names a careful
+reader would try next; the matcher's own checks (score floor, identity guard) still decide:
+
+1. the first example a line gives ("e.g. sole", "such as margarine");
+2. a parenthesised gloss that names a food (not a measure, a state or a note: "(feta;
+   optional)" is feta, "(optional)" and "(about 2 lb)" are nothing);
+3. the name without a form noun at its end ("pumpkin flesh", "elk steaks", "white pepper
+   powder", "beet roots") or a descriptor at its start ("baking sugar", "solid fat");
+4. the name with accents folded ("crème fraîche").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Nouns for the form a food comes in, not the food: dropped when the whole name fails.
+FORM_NOUNS = frozenset({"flesh", "crumbles", "crumbled", "puffs", "steaks", "chunks", "bits",
+                        "pieces", "rings", "roots", "root", "powder", "fillets", "filets",
+                        "cubes", "slices", "wedges", "segments", "florets", "meat", "pulp",
+                        "flakes", "granules", "strips", "tips", "nuggets"})
+# Words before a food that say how it is used or sold, not what it is.
+DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-bought",
+                         "storebought", "premium", "quality", "good", "best", "local", "farm",
+                         "free-range", "pastured", "natural", "pure", "solid", "table",
+                         "kitchen", "everyday", "regular", "plain", "real"})
+# A gloss that is a note, not a food ("(optional)", "(see note)", "(divided)").
+NOTE_WORDS = re.compile(r"(?i)\b(optional|note|see|divided|to taste|as needed|about|approx|"
+                        r"or more|or less|each|total|plus|more|for|if|such|used|any|your|"
+                        r"preferably|ideally|recommended|homemade|store)\b")
+EXAMPLE = re.compile(r"(?i)\b(?:e\.\s?g\.?|eg\.|such as|for example|like)\s*:?\s*([^,;()]+)")
+GLOSS = re.compile(r"\(([^()]*)\)")
+
+
+def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[str]:
+    """The names to try, in order, after ``name`` (the parsed food of ``line``) failed; a
+    name that is only a form noun takes the counted word before it ("2 beet roots": the
+    unit "beet")."""
+    found: list[str] = []
+    if name in FORM_NOUNS and unit and unit.isalpha():
+        found.append(unit)
+    found += [_clean(m.group(1)) for m in EXAMPLE.finditer(line)]
+    found += [gloss for inner in GLOSS.findall(line) if (gloss := _gloss(inner))]
+    words = (name or "").split()
+    if len(words) > 1 and words[-1] in FORM_NOUNS:
+        words = words[:-1]
+        found.append(" ".join(words))
+    if len(words) > 1 and words[0] in DESCRIPTORS:
+        found.append(" ".join(words[1:]))
+    folded = fold_accents(name or "")
+    if folded != (name or ""):
+        found.append(folded)
+    seen = {name}
+    return [n for n in found if n and not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
+
+
+def _gloss(inner: str) -> str | None:
+    """The food a parenthesised gloss names ("sorghum", "feta; optional" -> "feta"), or None
+    for a measure, a note or a state."""
+    first = _clean(re.split(r";|,|\s/\s|\bor\b", inner)[0])
+    if not first or re.search(r"\d", first) or NOTE_WORDS.search(first):
+        return None
+    return first if re.search(r"[a-z]{3}", first) else None
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"(?i)^(?:a|an|the|some)\s+", "", text.strip().lower())
+    text = re.sub(r"(?i)\b(?:or|and)\s*$", "", text).strip(" .:-")
+    return " ".join(text.split())
+
+
+def fold_accents(text: str) -> str:
+    """"crème fraîche" -> "creme fraiche"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(c))

@@ -1,0 +1,130 @@
+"""General reading rules for recipes the build has never seen: one test per rule, on lines
+written for the test; each expected SR28 food or weight was looked up by hand in SR28
+(FOOD_DES / WEIGHT) for the reason beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from nutrireason.recipes.backoff import backoff_names
+from nutrireason.recipes.coverage import LineEnergy, energy_share
+from nutrireason.recipes.parse import parse_line, part_noun
+
+# ------------------------------------------------------------------ quantities
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit", "why"), [
+    ("1 pork butt roast, about 3 lb", 3.0, "pound", "the stated mass, not one pound"),
+    ("1 whole trout, roughly 600 g, cleaned", 600.0, "gram", "the gloss may sit mid-line"),
+    ("3 sweet potatoes, peeled, about 1½ pounds", 1.5, "pound", "a mass gloss for the lot"),
+    ("2 trout fillets, 6 oz each", 12.0, "ounce", "a size per item stays per item"),
+    ("2 lb ground pork, 85 % lean", 2.0, "pound", "the line's own number has a measure"),
+    ("1 (3 lb) chicken, cut up", 3.0, "pound", "the parenthesised measure, as before"),
+])
+def test_a_mass_gloss_beats_a_count(line, quantity, unit, why):
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit) == (pytest.approx(quantity), unit), why
+
+
+# ------------------------------------------------------------------ parts and states
+
+
+@pytest.mark.parametrize(("food", "unit", "expected"), [
+    ("leaves romaine lettuce", "lettuce", ("romaine lettuce", "leaf")),
+    ("leaves", "cabbage", ("cabbage", "leaf")),  # "6 cabbage leaves"
+    ("rings", "pineapple", ("pineapple", "ring")),  # "8 pineapple rings"
+    ("canned peach rings", None, ("canned peach", "ring")),
+    ("pineapple rings", "can", None),  # "1 can pineapple rings": the can counts
+    ("lettuce", "cup", None),  # a measure weighs the food
+])
+def test_a_counted_part_is_the_unit(food, unit, expected):
+    assert part_noun(food, unit) == expected
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    ("6 leaves romaine lettuce", "11251", 36.0, "SR28 weighs a romaine leaf at 6 g (not a head)"),
+    ("4 cabbage leaves", "11109", 92.0, "SR28's medium cabbage leaf is 23 g"),
+    ("1½ cups frozen mango chunks", "09176", 247.5, "frozen fruit is the fruit (SR28 has mango "
+     "only raw): 165 g a cup of pieces"),
+    ("1 cup frozen sweetened strawberries", "09320", 255.0, "the line says sweetened"),
+    ("3 tomatoes, chopped", "11529", 369.0, "a count of tomatoes is fresh: 123 g each"),
+    ("1 can chopped tomatoes", "11531", None, "before the food, 'chopped' names the can"),
+    ("1 box yellow cake mix", "18144", 524.0, "a box is SR28's package (18.5 oz)"),
+])
+def test_state_and_parts_never_change_the_food(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    if grams is not None:
+        assert item.grams == pytest.approx(grams), why
+
+
+# ------------------------------------------------------------------ notes
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("1 cup Plain, low-fat yogurt", "01117", "'plain' before a comma is no food"),
+    ("3 cups bread flour (for a gluten free loaf see note)", "20083",
+     "a note pointing elsewhere is no gluten-free state"),
+])
+def test_notes_are_never_a_name_or_a_state(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+# ------------------------------------------------------------------ name back-off
+
+
+@pytest.mark.parametrize(("name", "line", "unit", "first", "why"), [
+    ("white fish", "1 lb white fish (e.g. cod, haddock)", None, "cod", "the first example"),
+    ("guinea corn", "2 cups guinea corn (sorghum)", None, "sorghum", "the line's gloss"),
+    ("white cheese", "200 g white cheese (feta; optional)", None, "feta", "a gloss before a note"),
+    ("pumpkin flesh", "2 cups pumpkin flesh", None, "pumpkin", "a form noun dropped"),
+    ("baking sugar", "1 cup baking sugar", None, "sugar", "a descriptor dropped"),
+    ("roots", "3 beet roots", "beet", "beet", "a form noun alone takes the counted word"),
+    ("creme fraiche", "2 tbsp crème fraîche", None, None, "already folded: nothing to try"),
+])
+def test_back_off_names(name, line, unit, first, why):
+    names = backoff_names(name, line, unit)
+    assert (names[0] if names else None) == first, why
+
+
+def test_a_gloss_that_is_a_measure_or_a_note_names_nothing():
+    assert backoff_names("flour", "2 cups flour (about 250 g) (optional) (see note)") == []
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("2 lb venison steaks", "17164", "steaks dropped: SR28's raw venison (deer)"),
+    ("½ cup (120 ml) solid fat (e.g. lard, butter)", "04002", "the first example: lard"),
+    ("1 tsp white pepper powder", "02032", "powder after a spice dropped"),
+])
+def test_back_off_finds_the_food(resolver, line, ndb, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    assert any(rule.startswith("name_backoff:") for rule in item.rules)
+
+
+# ------------------------------------------------------------------ coverage by energy
+
+
+def test_ice_and_a_few_spices_decide_nothing_but_a_missing_oil_does():
+    resolved = [(500.0, 100.0), (200.0, 50.0)]  # 500 + 100 = 600 kcal resolved
+    ice = LineEnergy(200.0, 0.0, "ice or water")
+    anise = LineEnergy(3.0, 337.0, "counted whole spice")
+    assert energy_share(resolved, [ice, anise]) == pytest.approx(10.11 / 610.11, rel=1e-3)
+    oil = LineEnergy(14.0, 884.0, "SR28 group 0400 median")  # a tablespoon: 124 kcal
+    assert energy_share(resolved, [oil]) == pytest.approx(123.76 / 723.76, rel=1e-3)
+    assert energy_share(resolved, [oil]) > 0.10 > energy_share(resolved, [ice, anise])
+
+
+def test_an_unknown_line_takes_the_resolved_density_and_nothing_resolved_is_all_missing():
+    resolved = [(400.0, 50.0)]  # 200 kcal at 0.5 kcal/g
+    assert energy_share(resolved, [LineEnergy(100.0, None, "?")]) == pytest.approx(50 / 250)
+    assert energy_share([], [LineEnergy(5.0, 300.0, "spice")]) == 1.0
+
+
+def test_unresolved_lines_are_valued_by_their_food_group(resolver):
+    energy = resolver.unresolved_energy
+    assert energy.group("goat cheese crumbles") == "0100"
+    assert energy.group("10 ice cubes") == "zero"
+    assert energy.group("elk steaks") == "1700"
+    assert energy.line("star anise", None, 3).grams == 3.0  # a counted whole spice: 1 g each
+    assert energy.line("mystery blend", None, None).basis == "median of all SR28 foods"
