@@ -128,3 +128,31 @@ def test_unresolved_lines_are_valued_by_their_food_group(resolver):
     assert energy.group("elk steaks") == "1700"
     assert energy.line("star anise", None, 3).grams == 3.0  # a counted whole spice: 1 g each
     assert energy.line("mystery blend", None, None).basis == "median of all SR28 foods"
+
+
+# ------------------------------------------------------------------ standard proxies
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("1 lb white fish fillets", "15015", "an unnamed white fish is cod"),
+    ("3 tbsp crème fraîche", "01053", "crème fraîche as heavy cream, its nearest fat content"),
+    ("2 tbsp coconut sugar", "19335", "coconut sugar is sugar"),
+    ("250 g paneer", "01026", "paneer as whole-milk mozzarella, its closest fresh cheese"),
+])
+def test_a_standard_proxy_is_used_and_marked(resolver, line, ndb, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    assert any(rule.startswith("proxy:") for rule in item.rules)
+
+
+def test_a_food_sr28_has_is_never_a_proxy(resolver):
+    item = resolver.ingredient("1 lb cod fillets")
+    assert item.ndb_no == "15015" and not any(r.startswith("proxy:") for r in item.rules)
+
+
+def test_proxy_share_is_the_share_of_energy():
+    from nutrireason.recipes.proxies import proxy_share
+
+    # 100 g at 884 kcal (proxy) against 400 g at 100 kcal: 884 / (884 + 400)
+    assert proxy_share([(100.0, 884.0, True), (400.0, 100.0, False)]) == \
+        pytest.approx(884 / 1284)

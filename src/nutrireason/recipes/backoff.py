@@ -45,7 +45,10 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     if name in FORM_NOUNS and unit and unit.isalpha():
         found.append(unit)
     found += [_clean(m.group(1)) for m in EXAMPLE.finditer(line)]
-    found += [gloss for inner in GLOSS.findall(line) if (gloss := _gloss(inner))]
+    found += [gloss for inner in GLOSS.findall(line) for gloss in _glosses(inner)]
+    slash = re.search(r"([a-z]+)/[a-z]+\s+(.+)", line.lower())
+    if slash:  # "5 corn/wheat tortillas": the first of the two, with its noun
+        found.append(_clean(f"{slash.group(1)} {slash.group(2).split(',')[0]}"))
     words = (name or "").split()
     if len(words) > 1 and words[-1] in FORM_NOUNS:
         words = words[:-1]
@@ -59,13 +62,17 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     return [n for n in found if n and not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
 
 
-def _gloss(inner: str) -> str | None:
-    """The food a parenthesised gloss names ("sorghum", "feta; optional" -> "feta"), or None
-    for a measure, a note or a state."""
-    first = _clean(re.split(r";|,|\s/\s|\bor\b", inner)[0])
-    if not first or re.search(r"\d", first) or NOTE_WORDS.search(first):
-        return None
-    return first if re.search(r"[a-z]{3}", first) else None
+def _glosses(inner: str) -> list[str]:
+    """The foods a parenthesised gloss names, in order ("sorghum"; "feta; optional" -> "feta";
+    "cold gravy or butter" -> both); none for a measure, a note or a state."""
+    names = []
+    for part in re.split(r";|,|\s/\s|\bor\b", inner):
+        name = _clean(part)
+        if not name or re.search(r"\d", name) or NOTE_WORDS.search(name):
+            break  # what follows a note or a measure is no gloss ("(about 2 lb, or 1 kg)")
+        if re.search(r"[a-z]{3}", name):
+            names.append(name)
+    return names
 
 
 def _clean(text: str) -> str:

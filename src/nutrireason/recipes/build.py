@@ -52,6 +52,7 @@ from nutrireason.recipes.parse import (
     parse_line,
     unit_kind,
 )
+from nutrireason.recipes.proxies import PROXY_RULE, Proxy, load_proxies, proxy_key, proxy_share
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -210,11 +211,16 @@ class Resolver:
     crushed_cup_grams: float | None = None
     kcal: dict[str, float] = field(default_factory=dict)  # SR28 energy per 100 g
     unresolved_energy: UnresolvedEnergy | None = None
+    proxies: dict[str, Proxy] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
         rules = load_recipe_rules()
+        proxies = load_proxies()
+        pieces = {**reviewed.piece_grams, **{name: proxy.grams_each for name, proxy in
+                                             proxies.items() if proxy.grams_each}}
         kcal = {ndb: float(value) for ndb, value in
                 zip(sr28.nutrients["ndb_no"], sr28.nutrients["calories"], strict=True)
                 if value == value}
@@ -225,9 +231,11 @@ class Resolver:
                    rules, load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
-                   reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28),
+                   reviewed.teaspoon_grams, pieces, crushed_cup_grams(sr28),
                    kcal, UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
-                                                    sr28.foods))
+                                                    sr28.foods),
+                   proxies, dict(zip(sr28.foods["ndb_no"], sr28.foods["description"],
+                                     strict=True)))
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -307,11 +315,33 @@ class Resolver:
                 item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
                 return other
         for name in backoff_names(parsed.food, parsed.line, parsed.unit):
+            if not self._same_kind(parsed.food, name):
+                continue  # "fat (cold gravy or butter)": the fat is butter, not gravy
             other = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"name_backoff:{name}"]
                 return other
+        return self._proxy(parsed, item)
+
+    def _proxy(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:
+        """The standard proxy for the line's name or one of its back-off names, marked on the
+        line (``standards/data/proxies.yaml``)."""
+        names = [parsed.food, *backoff_names(parsed.food, parsed.line, parsed.unit)]
+        for name in filter(None, names):
+            proxy = self.proxies.get(proxy_key(name))
+            if proxy and proxy.ndb_no in self.descriptions:
+                item.rules = [*item.rules, f"{PROXY_RULE}{proxy.name}"]
+                return Match(proxy.ndb_no, self.descriptions[proxy.ndb_no], 100.0, "proxy",
+                             proxy.name)
         return None
+
+    def _same_kind(self, food: str | None, name: str) -> bool:
+        """A back-off name keeps the kind of food the line's own name says, where the words
+        say one (``unresolved_energy.groups``: a fat, a cheese, a fish)."""
+        assert self.unresolved_energy is not None
+        kind = self.unresolved_energy.group(food or "")
+        other = self.unresolved_energy.group(name)
+        return kind is None or other is None or kind == other
 
     def _named_density(self, parsed: ParsedLine, match: Match) -> Weighed | None:
         """A volume of a name the reviewed map gives its own grams per teaspoon ("kosher
@@ -754,13 +784,15 @@ def build_corpus(corpus: CorpusLoad, resolver: Resolver, out: Path,
         resolved.append(resolver.recipe(records[index]))
         if progress:
             progress()
-    quality = quality_report(corpus, resolved)
+    quality = quality_report(corpus, resolved, resolver.kcal)
     _write_outputs(out, resolved, quality, inputs)
     return quality
 
 
-def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe]) -> dict[str, Any]:
-    """Lines parsed, names matched, grams resolved, recipes kept and excluded by reason."""
+def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe],
+                   kcal: dict[str, float] | None = None) -> dict[str, Any]:
+    """Lines parsed, names matched, grams resolved, recipes kept and excluded by reason, and
+    the kept recipes read through a standard proxy with the proxy share of their energy."""
     lines = [i for r in resolved for i in r.ingredients]
     quantified = [i for i in lines if i.kind == "quantified"]
     reasons = Counter(_reason_kind(r.exclusion) for r in resolved if not r.kept)
@@ -790,7 +822,20 @@ def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe]) -> dict[s
         "line_rules": dict(sorted(Counter(rule for i in lines for rule in i.rules).items())),
         "kept_by_category": dict(sorted(Counter(r.food_category for r in resolved
                                                 if r.kept).items())),
+        "recipes_with_proxies": [_proxies(r, kcal or {}) for r in resolved if r.kept and any(
+            rule.startswith(PROXY_RULE) for i in r.ingredients for rule in i.rules)],
     }
+
+
+def _proxies(recipe: ResolvedRecipe, kcal: dict[str, float]) -> dict[str, Any]:
+    """A kept recipe's proxy lines and their share of its energy."""
+    def proxied(item: ResolvedIngredient) -> bool:
+        return any(rule.startswith(PROXY_RULE) for rule in item.rules)
+
+    weighed = [(i.grams, kcal.get(i.ndb_no, 0.0), proxied(i)) for i in recipe.ingredients
+               if i.grams and i.ndb_no]
+    return {"id": recipe.record.id, "lines": [i.line for i in recipe.ingredients if proxied(i)],
+            "energy_share": round(proxy_share(weighed), 4)}
 
 
 def _reason_kind(reason: str | None) -> str:

@@ -29,6 +29,7 @@ WORD = re.compile(r"[a-z]+")
 class UnresolvedEnergyRules(_Strict):
     source: Source
     zero: list[str]
+    sweetened: list[str]
     groups: dict[str, list[str]]
     spice_piece_grams: RuleValue
 
@@ -54,6 +55,7 @@ class UnresolvedEnergy:
         self.group_of = {word.lower(): group for group, words in rules.groups.items()
                          for word in words}
         self.group_kcal = group_kcal
+        self.sweetened = {w.lower() for w in rules.sweetened}
 
     @classmethod
     def from_sr28(cls, rules: UnresolvedEnergyRules, nutrients: pd.DataFrame,
@@ -75,6 +77,9 @@ class UnresolvedEnergy:
         words = WORD.findall(name.lower())
         if any(w in self.zero or w.rstrip("s") in self.zero for w in words):
             return "zero"
+        for word in words:  # "crystallized ginger" is a sweet, whatever it was made of
+            if word in self.sweetened:
+                return self.group_of.get("sugar")
         for word in reversed(words):
             found = self.group_of.get(word) or self.group_of.get(word.rstrip("s"))
             if found:

@@ -44,7 +44,8 @@ WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", 
 # stalk; "2 sticks celery" is a stalk in British recipes, a carrot stick a strip).
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
                  "strip": ("slice",), "strips": ("slice",), "ring": ("slice",),
-                 "rings": ("slice",), "leaves": ("leaf",), "box": ("package",),
+                 "rings": ("slice",), "leaves": ("leaf",), "leaf": ("leaves",),
+                 "box": ("package",),
                  "boxes": ("package",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
                  "sticks": ("stalk", "strip"), "head": ("bunch",), "heads": ("bunch",)}

@@ -426,7 +426,9 @@ DESCRIPTOR_WORDS = {"red", "green", "yellow", "white", "black", "brown", "purple
                     # how a dairy food or a product is sold: "Plain, non-fat Greek yogurt"
                     "plain", "unsweetened", "sweetened", "salted", "unsalted", "organic",
                     "natural", "original", "lite", "light", "nonfat", "non-fat", "lowfat",
-                    "low-fat", "reduced-fat", "full-fat", "skim", "fat-free"}
+                    "low-fat", "reduced-fat", "full-fat", "skim", "fat-free",
+                    # texture: "4 tbsp crunchy, unsweetened peanut butter"
+                    "crunchy", "smooth", "creamy", "chunky"}
 
 
 def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
