@@ -330,3 +330,18 @@ def test_a_bouillon_cube_withholds_a_celiac_recommendation(world):
     cubed = recipe(world, "Chicken Rice", lines + [("2 chicken bouillon cubes",
                                                     BOUILLON_CUBE, 10)])
     assert side(world, cubed, "celiac_disease") == ("excluded", WITHHELD_REASON)
+
+
+CHICKEN_BROTH, CABBAGE, BEEF_CUBE = "06194", "11109", "06076"
+
+
+def test_a_vegetable_soup_on_broth_is_no_purine_source_but_a_bouillon_cube_is(world):
+    # gout avoids gravies, meat extracts and bouillon concentrates (UK Gout Society): a dilute
+    # broth is none of them; cabbage, carrot and onion are gout-beneficial vegetables
+    lines = [("1 head cabbage, sliced", CABBAGE, 900), ("4 carrots", CARROT, 240),
+             ("2 onions", ONION, 220)]
+    soup = recipe(world, "Cabbage Soup", lines + [("1 litre chicken broth", CHICKEN_BROTH, 1000)])
+    assert side(world, soup, "gout")[0] == "recommend"
+    cubed = recipe(world, "Cabbage Soup", lines + [("2 beef stock cubes", BEEF_CUBE, 8),
+                                                   ("1 litre water", WATER, 1000)])
+    assert side(world, cubed, "gout")[0] == "not_recommend"

@@ -29,7 +29,8 @@ GLUTEN_WORDS = re.compile(
     r"pie crust|biscuits?|cookies?|cake|pretzels?|toast|tortillas?|pancakes?|seitan|"
     r"croutons?|dumpling|phyllo|filo|panko|roux|snacks|beverages|french toast|dessert|"
     # sources the Celiac Disease Foundation names whose name says no grain
-    r"teriyaki|hoisin|oyster sauce|gravy|cream of \w+(?: \w+)? soup|white sauce)\b")
+    r"teriyaki|hoisin|oyster sauce|gravy|cream of \w+(?: \w+)? soup|white sauce|"
+    r"brewer'?s yeast)\b")
 GLUTEN_FREE = re.compile(r"(?i)gluten[- ]?free|\bgf\b")
 PLAIN_SUGAR = re.compile(r"(?i)\b(sugar|honey|jam|jelly|preserves|marmalade|molasses|treacle|"
                          r"maple syrup|golden syrup|corn syrup|syrup|candy|caramel|"
