@@ -463,14 +463,15 @@ def test_salt_is_no_salt_free_food(resolver, line):
 
 def test_unknown_sodium_counts_as_unknown_mass(resolver):
     """The line's mass counts for every nutrient but sodium: sodium's coverage leaves it out,
-    and the dish's sodium per 100 g is the other lines' (100 g of salted butter: 643 mg)."""
+    and with sodium known for a quarter of the dish (100 g of salted butter in 400 g) the
+    dish's sodium is unknown, not the butter's 643 mg per 100 g spread over it."""
     recipe = resolver.recipe(RecipeRecord(
         id="b", title="Broth and butter", servings=2,
         ingredients=["300 g low-sodium vegetable broth", "100 g salted butter"]))
     nutrition = recipe.nutrition
     assert nutrition.coverage["sodium"] == pytest.approx(100 / 400, abs=1e-3)
     assert nutrition.coverage["calories"] == 1.0
-    assert nutrition.per_100g["sodium"] == pytest.approx(643, rel=0.01)
+    assert nutrition.per_100g["sodium"] is None and nutrition.per_serving["sodium"] is None
     assert "low_sodium" not in nutrition.nutrient_tags
     assert not any(tag.endswith("_sodium") for tag in nutrition.nutrient_tags)
 

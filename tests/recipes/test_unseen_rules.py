@@ -4,6 +4,8 @@ written for the test; each expected SR28 food or weight was looked up by hand in
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from nutrireason.recipes.backoff import backoff_names
@@ -156,3 +158,37 @@ def test_proxy_share_is_the_share_of_energy():
     # 100 g at 884 kcal (proxy) against 400 g at 100 kcal: 884 / (884 + 400)
     assert proxy_share([(100.0, 884.0, True), (400.0, 100.0, False)]) == \
         pytest.approx(884 / 1284)
+
+
+# ------------------------------------------------------------------ impossible nutrition
+
+
+def test_a_nutrient_known_for_a_small_part_of_the_dish_is_unknown(resolver):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    # SR28 gives acorn squash no sugar: the marmalade's sugar is known for 20 of 455 g and
+    # spread over the dish would read as about 50 g per 100 g, above its carbohydrate
+    record = RecipeRecord(id="squash", title="Squash with marmalade", source="test",
+                          ingredients=["1 medium acorn squash, halved",
+                                       "1 tablespoon orange marmalade"],
+                          instructions=["Bake."], servings=2)
+    recipe = resolver.recipe(record)
+    assert recipe.kept
+    assert recipe.nutrition.per_100g["sugar"] is None
+    assert recipe.nutrition.per_serving["sugar"] is None
+    assert recipe.nutrition.per_100g["carbohydrates"] is not None
+    assert "high_sugar" not in recipe.nutrition.nutrient_tags
+
+
+def test_sugar_above_carbohydrate_excludes_the_recipe_naming_the_line(resolver):
+    from nutrireason.recipes.nutrition import recipe_nutrition
+
+    record_lines = ["200 g sugar", "100 g butter"]
+    items = [resolver.ingredient(line) for line in record_lines]
+    nutrients = {ndb: dict(values) for ndb, values in resolver.nutrients.items()
+                 if ndb in {i.ndb_no for i in items}}
+    butter = next(i.ndb_no for i in items if "butter" in i.line)
+    nutrients[butter]["sugar"] = 150.0  # a corrupt table: sugar over the food's carbohydrate
+    nutrition = recipe_nutrition(items, nutrients, 2, resolver.standards, 0.8)
+    reason = replace(resolver, nutrients=nutrients)._impossible_nutrition(nutrition, items)
+    assert reason is not None and "'100 g butter'" in reason

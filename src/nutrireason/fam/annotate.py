@@ -24,7 +24,11 @@ NotRec(d) and the canonical ingredients E_h that drive the decision:
    with an implausible one, it is checked over the kind's typical serving range: broken over
    the whole range it is a veto, broken over part of it the condition's entry is excluded
    (Appendix F: portion size decisive but unavailable) unless other evidence already makes it
-   NotRec; the knowledge base's dish-level concept ``lower_sodium_meals`` is read from the
+   NotRec; a limit on ``free_sugars`` (type 2 diabetes, NAFLD) reads the sugars of the dish's
+   free-sugar foods only (WHO 2015: added sugars, honey, syrups, sweets and fruit juices; not
+   the sugars of milk, fruit or vegetables; :func:`nutrireason.fam.dish.free_sugars`), and
+   names those foods as its carriers; the knowledge base's dish-level concept
+   ``lower_sodium_meals`` is read from the
    dish's sodium per 100 g (FDA's "low sodium" meal) and rests on its main foods;
 3. ingredient fallback: a decision with no ingredient evidence is backfilled with the recipe's
    ingredients that are canonical instances of the condition's rule sets.
@@ -59,7 +63,7 @@ from nutrireason.fam.dish import (
     line_gluten,
 )
 from nutrireason.fam.foodlists import FoodLists, line_qualifiers
-from nutrireason.fam.kb import ConditionKB, NutrientLimit
+from nutrireason.fam.kb import DERIVED_FROM, ConditionKB, NutrientLimit
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
@@ -74,6 +78,7 @@ GLUTEN = "gluten_containing_grains"
 # The concept whose instances carry a vetoed nutrient, for the fallback when no ingredient's
 # own nutrients name the carrier.
 NUTRIENT_CONCEPTS = {"sodium": "high_sodium_foods", "sugar": "added_sugars",
+                     "free_sugars": "added_sugars",
                      "saturated_fat": "saturated_fat_rich_foods",
                      "potassium": "high_potassium_foods", "phosphorus": "high_phosphorus_foods",
                      "total_fat": "saturated_fat_rich_foods"}
@@ -477,7 +482,8 @@ class _Dish:
         self.nutrition = nutrition or {}
         self.weighed = [i for i in items if i.grams]
         self.total = sum(i.grams or 0.0 for i in self.weighed) or 1.0
-        self.kind = portion_kind(profile or DishProfile())
+        self.profile = profile or DishProfile()
+        self.kind = portion_kind(self.profile)
         self.portion = thresholds.portions[self.kind]
         self.stated_serving_g = serving_grams(self.nutrition)
         # a stated serving outside the kind's plausible range is treated as unknown
@@ -654,7 +660,8 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
         if basis == "per serving":
             entry["serving_g"] = round(float(dish.serving_g or 0.0), 1)
         if over:
-            found = carriers(condition, dish.items, limit.nutrient, thresholds)
+            found = carriers(condition, _carrying(dish, limit.nutrient),
+                             DERIVED_FROM.get(limit.nutrient, limit.nutrient), thresholds)
             entry["ingredients"] = found or []
             if found == []:
                 entry["rule"] = "nutrient_veto_conflict"
@@ -663,6 +670,14 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
                                 "limit forbids calling it recommended")
         fired.append(entry)
     return fired, undecided
+
+
+def _carrying(dish: _Dish, nutrient: str) -> list[Ingredient]:
+    """The ingredients that may carry ``nutrient``: for free sugars, the free-sugar foods
+    (the sugar of milk or fruit is none)."""
+    if nutrient != "free_sugars":
+        return dish.items
+    return [i for i in dish.items if i.canonical in dish.profile.free_sugar_foods]
 
 
 def amount_per_100g(item: Ingredient, nutrient: str) -> float | None:
@@ -676,6 +691,8 @@ def amount_per_100g(item: Ingredient, nutrient: str) -> float | None:
 def _dish_per_100g(nutrient: str, dish: _Dish) -> float | None:
     """The dish's nutrient per 100 g: from its table, else summed over weighed ingredients
     (nutrients read beside the recipe table, such as total fat)."""
+    if nutrient == "free_sugars":  # from the dish's free-sugar foods (nutrireason.fam.dish)
+        return dish.profile.free_sugars_per_100g
     table = dish.nutrition.get("per_100g") or {}
     if nutrient in table:
         value = table[nutrient]

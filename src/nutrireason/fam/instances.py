@@ -32,7 +32,7 @@ from nutrireason.errors import DataError
 from nutrireason.fam.annotate import Ingredient, recipe_ingredients
 from nutrireason.fam.dish import DishProfile, dish_profile
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
-from nutrireason.fam.kb import CONDITION_IDS, ConditionKB
+from nutrireason.fam.kb import CONDITION_IDS, DERIVED_FROM, ConditionKB
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import load_standards, standards_dir
 from nutrireason.standards.loader import Number, RuleValue, Source, _Strict, load_model
@@ -108,7 +108,8 @@ class Dish:
 
 def veto_nutrients(kb: dict[str, ConditionKB]) -> list[str]:
     """The nutrients any condition's vetoes read (kept per ingredient in ``evidence``)."""
-    return sorted({limit.nutrient for entry in kb.values() for limit in entry.nutrient_limits})
+    return sorted({DERIVED_FROM.get(limit.nutrient, limit.nutrient) for entry in kb.values()
+                   for limit in entry.nutrient_limits})
 
 
 def dish_view(record: dict[str, Any], nutrition: dict[str, Any] | None) -> dict[str, Any]:

@@ -21,6 +21,13 @@ from nutrireason.sources.sr28 import EXTRA_NUTRIENTS
 from nutrireason.standards import load_standards
 from nutrireason.standards.loader import Number, Source, _Strict, load_model, standards_dir
 
+# Nutrients a limit may name that the dish's own foods give, not SR28 directly: free sugars
+# (WHO 2015: the sugars of added sugars, honey, syrups, sweets and fruit juices; not the
+# sugars of milk, fruit or vegetables), read by nutrireason.fam.dish.
+DERIVED_NUTRIENTS = {"free_sugars": "g"}
+# The SR28 nutrient a derived one is made of (kept per ingredient in the instance evidence).
+DERIVED_FROM = {"free_sugars": "sugar"}
+
 # The closed concept vocabulary: the FAM-Bench release's concepts plus the last two.
 CONCEPTS: tuple[str, ...] = (
     "acidic_trigger_foods",
@@ -351,6 +358,7 @@ def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
     with their release lists; an added condition is one more file of the same shape."""
     units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
     units |= {name: unit for name, (_, unit) in EXTRA_NUTRIENTS.items()}
+    units |= DERIVED_NUTRIENTS
     kb: dict[str, ConditionKB] = {}
     for path in kb_files(directory):
         condition_id = path.stem

@@ -127,6 +127,9 @@ WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*
 PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
 # Words that say a recipe (or an oil line) fries: "deep-fry", "fry until golden", "for frying".
 FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
+# Sugars are part of carbohydrate: a recipe's sugar may pass its carbohydrate by rounding
+# (5 % and half a gram per 100 g), not more.
+SUGAR_OVER_CARBOHYDRATE = 1.05
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
@@ -568,7 +571,8 @@ class Resolver:
         if exclusion is None:
             nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
                                          self.rules.nutrient_coverage.value)
-            exclusion = self._implausible_total(nutrition)
+            exclusion = self._implausible_total(nutrition) or \
+                self._impossible_nutrition(nutrition, items)
             if exclusion:
                 nutrition = None
             else:
@@ -678,6 +682,28 @@ class Resolver:
         if density is not None and density > rules.max_energy_density.value:
             return f"implausible energy density: {density:.0f} kcal per 100 g"
         return None
+
+    def _impossible_nutrition(self, nutrition: RecipeNutrition,
+                              items: list[ResolvedIngredient]) -> str | None:
+        """Sugar above carbohydrate (sugars are part of it) beyond rounding: the recipe is
+        excluded, naming the line that adds most sugar over its own carbohydrate, so that no
+        label rests on it."""
+        sugar = nutrition.per_100g.get("sugar")
+        carbohydrate = nutrition.per_100g.get("carbohydrates")
+        if sugar is None or carbohydrate is None or \
+                sugar <= carbohydrate * SUGAR_OVER_CARBOHYDRATE + 0.5:
+            return None
+
+        def excess(item: ResolvedIngredient) -> float:
+            values = self.nutrients[item.ndb_no or ""]
+            carbs = values["carbohydrates"]
+            return (values["sugar"] - (0.0 if carbs != carbs else carbs)) * (item.grams or 0)
+
+        weighed = [i for i in items if i.grams and i.ndb_no and
+                   self.nutrients[i.ndb_no]["sugar"] == self.nutrients[i.ndb_no]["sugar"]]
+        line = max(weighed, key=excess).line if weighed else "?"
+        return f"impossible nutrition: sugar {sugar:.1f} g above carbohydrate " \
+               f"{carbohydrate:.1f} g per 100 g (most from {line!r})"
 
     def _flags(self, record: RecipeRecord, nutrition: RecipeNutrition, category: str,
                items: list[ResolvedIngredient]) -> list[str]:

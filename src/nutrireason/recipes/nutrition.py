@@ -18,8 +18,8 @@ def recipe_nutrition(ingredients: list[ResolvedIngredient],
     ``nutrients`` maps ndb_no to {nutrient: value per 100 g, NaN when SR28 has none}. A
     nutrient SR28 lacks for an ingredient, or one the line leaves unknown
     (``unknown_nutrients``), counts as unknown mass; ``coverage`` is the share of
-    grams with a known value, and a nutrient is tagged only when its coverage reaches
-    ``min_coverage``.
+    grams with a known value, and a nutrient has a value (and a tag) only when its coverage
+    reaches ``min_coverage``.
     """
     names = [n.id for n in standards.nutrients.nutrients]
     weighed = [i for i in ingredients if i.grams and i.ndb_no]
@@ -34,10 +34,14 @@ def recipe_nutrition(ingredients: list[ResolvedIngredient],
                 sums[name] += float(value) * item.grams / 100
                 known[name] += item.grams
     coverage = {n: (known[n] / total if total else 0.0) for n in names}
-    per_100g = {n: (_round(sums[n] / known[n] * 100) if known[n] else None) for n in names}
+    # a nutrient known for under ``min_coverage`` of the mass is unknown: spread over the rest
+    # of the dish, a few foods' values say nothing of it (a tablespoon of marmalade's sugar
+    # over a squash SR28 gives no sugar for read as 47 g per 100 g, above its carbohydrate)
+    covered = {n for n in names if known[n] and coverage[n] >= min_coverage}
+    per_100g = {n: (_round(sums[n] / known[n] * 100) if n in covered else None) for n in names}
     per_serving = None
     if servings:
-        per_serving = {n: (_round(sums[n] / coverage[n] / servings) if coverage[n] else None)
+        per_serving = {n: (_round(sums[n] / coverage[n] / servings) if n in covered else None)
                        for n in names}
     tags = nutrient_tags(per_100g, coverage, standards, min_coverage)
     return RecipeNutrition(total_grams=_round(total), per_100g=per_100g,
