@@ -1,8 +1,9 @@
 """Draw a fresh random sample of FAM-Bench dish instances for a blind clinical read.
 
-Writes two files: ``sample.jsonl`` (what the reader sees: condition, title, the recipe's
-lines, its nutrition table, its instructions; no label) and ``key.jsonl`` (the gold decision
-and rationale, to compare with the reader's labels afterwards). At least ``--per-condition``
+Writes ``OUT/sample.jsonl`` (what the reader sees: condition, title, the recipe's lines, its
+nutrition table, its instructions; no label) and ``OUT.key.jsonl`` beside the folder, not in
+it (the gold decision and rationale, to compare with the reader's labels afterwards: hand the
+reader the folder alone). At least ``--per-condition``
 instances per condition, the rest drawn at random from the whole split.
 
     python benchmarks/clinical_sample.py --out /tmp/clinical --seed 20261203
@@ -45,7 +46,7 @@ def main() -> None:
     rng.shuffle(chosen)
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "sample.jsonl").open("w", encoding="utf-8") as sample, \
-            (args.out / "key.jsonl").open("w", encoding="utf-8") as key:
+            key_path(args.out).open("w", encoding="utf-8") as key:
         for number, item in enumerate(chosen, 1):
             record = recipes[item["recipe_id"]]
             row = {"n": number, "condition": item["condition"], "title": item["dish"]["title"],
@@ -58,7 +59,12 @@ def main() -> None:
             key.write(json.dumps({"n": number, "id": item["id"], "condition": item["condition"],
                                   "decision": item["gold"]["decision"],
                                   "rationale": item["gold"]["rationale"]}) + "\n")
-    print(f"wrote {len(chosen)} instances to {args.out}")
+    print(f"wrote {len(chosen)} instances to {args.out}; the key is {key_path(args.out)}")
+
+
+def key_path(out: Path) -> Path:
+    """The gold key, outside the folder a reader is given."""
+    return out.parent / f"{out.name}.key.jsonl"
 
 
 if __name__ == "__main__":
