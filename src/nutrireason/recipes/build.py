@@ -222,8 +222,6 @@ class Resolver:
         reviewed = load_ingredient_map(ingredient_map)
         rules = load_recipe_rules()
         proxies = load_proxies()
-        pieces = {**reviewed.piece_grams, **{name: proxy.grams_each for name, proxy in
-                                             proxies.items() if proxy.grams_each}}
         kcal = {ndb: float(value) for ndb, value in
                 zip(sr28.nutrients["ndb_no"], sr28.nutrients["calories"], strict=True)
                 if value == value}
@@ -234,7 +232,7 @@ class Resolver:
                    rules, load_standards(),
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
-                   reviewed.teaspoon_grams, pieces, crushed_cup_grams(sr28),
+                   reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28),
                    kcal, UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
                                                     sr28.foods),
                    proxies, dict(zip(sr28.foods["ndb_no"], sr28.foods["description"],

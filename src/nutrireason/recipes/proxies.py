@@ -19,7 +19,6 @@ class Proxy:
     name: str
     ndb_no: str
     source: str
-    grams_each: float | None = None
 
 
 def load_proxies(path: Path | None = None) -> dict[str, Proxy]:
@@ -33,12 +32,11 @@ def load_proxies(path: Path | None = None) -> dict[str, Proxy]:
         if not names or not isinstance(ndb, str) or not isinstance(source, str):
             raise DataError(path, "a proxy needs names, ndb_no (text) and source", field=where,
                             value=entry)
-        grams = entry.get("grams_each")
         for name in names:
             key = proxy_key(str(name))
             if key in out:
                 raise DataError(path, "a proxy name is listed twice", field=where, value=name)
-            out[key] = Proxy(key, ndb, source, None if grams is None else float(grams))
+            out[key] = Proxy(key, ndb, source)
     return out
 
 
