@@ -192,3 +192,19 @@ def test_sugar_above_carbohydrate_excludes_the_recipe_naming_the_line(resolver):
     nutrition = recipe_nutrition(items, nutrients, 2, resolver.standards, 0.8)
     reason = replace(resolver, nutrients=nutrients)._impossible_nutrition(nutrition, items)
     assert reason is not None and "'100 g butter'" in reason
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ('proxies:\n  - {names: [a], source: "s"}\n', "proxies[0]"),
+    ('proxies:\n  - {names: [a], ndb_no: "01001", source: "s"}\n'
+     '  - {names: [A], ndb_no: "01002", source: "s"}\n', "proxies[1]"),
+])
+def test_a_bad_proxy_file_names_the_entry(tmp_path, text, field):
+    from nutrireason.errors import DataError
+    from nutrireason.recipes.proxies import load_proxies
+
+    path = tmp_path / "proxies.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_proxies(path)
+    assert field in str(caught.value) and "proxies.yaml" in str(caught.value)
