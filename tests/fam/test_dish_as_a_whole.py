@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nutrireason.fam.annotate import MISSING_REASON, WITHHELD_REASON, annotate
+from nutrireason.fam.annotate import HIDDEN_REASON, MISSING_REASON, WITHHELD_REASON, annotate
 from nutrireason.fam.dish import (
     CONDIMENT,
     DRINK,
@@ -345,3 +345,18 @@ def test_a_vegetable_soup_on_broth_is_no_purine_source_but_a_bouillon_cube_is(wo
     cubed = recipe(world, "Cabbage Soup", lines + [("2 beef stock cubes", BEEF_CUBE, 8),
                                                    ("1 litre water", WATER, 1000)])
     assert side(world, cubed, "gout")[0] == "not_recommend"
+
+
+PEPPER, FLOUR, SOY_OIL = "11333", "20081", "04044"
+
+
+def test_an_unmeasured_frying_oil_withholds_a_recommendation(world):
+    # peppers are stroke-beneficial vegetables and vegetable oil a healthy fat; but the oil a
+    # deep-fried food takes up is unknown and rich in saturated fat (15.6 g per 100 g, over
+    # stroke's 5 g a serving): hidden or unquantified ingredient decisive
+    lines = [("3 green peppers", PEPPER, 360), ("1/4 lb flour", FLOUR, 113)]
+    fried = recipe(world, "Fried Peppers", lines + [("Oil (enough to fill the deep fryer)",
+                                                     SOY_OIL, None)])
+    assert side(world, fried, "stroke") == ("excluded", HIDDEN_REASON)
+    drizzled = recipe(world, "Roast Peppers", lines + [("Olive oil to drizzle", SOY_OIL, None)])
+    assert side(world, drizzled, "stroke")[0] != "excluded"

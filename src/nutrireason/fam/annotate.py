@@ -615,13 +615,20 @@ def cooked_alcohol_aside(item: Ingredient, hits: list[tuple[str, str]], drink: b
     return [(kind, name) for kind, name in hits if not ALCOHOL_ENTRY.search(name)]
 
 
+# An oil line for deep frying: what the dish keeps of it is unknown, and a frying bath is no
+# beneficial use of an oil, whatever the condition lists ("Oil (enough to fill the deep fryer)").
+FRYING_OIL = re.compile(r"(?i)\bfor (?:deep[- ]?)?fry(?:ing)?\b|\bdeep[- ]?fr(?:y|yer|ying)\b|"
+                        r"\bto (?:deep[- ]?)?fry\b")
+
+
 def _unquantified_nutrients(condition: ConditionKB, items: list[Ingredient]) -> list[dict]:
     """Unquantified lines rich in a nutrient the condition caps: 100 g of the food alone
-    would break the limit ("salt to taste" for a sodium limit)."""
+    would break the limit ("salt to taste" for a sodium limit; an unmeasured frying oil even
+    where the condition lists the oil as beneficial)."""
     found = []
     for item in items:
         if item.grams is not None or item.canonical in NOT_EVIDENCE or \
-                beneficial_only(condition, item):
+                (beneficial_only(condition, item) and not FRYING_OIL.search(item.line)):
             continue
         for limit in condition.nutrient_limits:
             per_100g = amount_per_100g(item, limit.nutrient)
