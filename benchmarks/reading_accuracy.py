@@ -22,15 +22,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from nutrireason.recipes.validation import read_readings, reading_agreement
+from nutrireason.recipes.validation import build_records, read_readings, reading_agreement
 
 TARGETS = {"kept": 0.92, "median": 0.02, "within": 0.90}
 
 
 def build_rows(corpus: Path, ids: set[str]) -> list[dict[str, Any]]:
     """The ``recipes.jsonl`` rows of CORPUS's records in ``ids``, built in a temporary folder."""
-    from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
-    from nutrireason.recipes.load import WIKIBOOKS_FILE, _wikibooks_row, load_corpus
+    from nutrireason.recipes.build import Resolver
+    from nutrireason.recipes.load import WIKIBOOKS_FILE, _wikibooks_row
     from nutrireason.sources.bundles import require
     from nutrireason.sources.sr28 import read_sr28
 
@@ -41,15 +41,9 @@ def build_rows(corpus: Path, ids: set[str]) -> list[dict[str, Any]]:
         records = [dict(record, id=record.get("id", key)) for key, record in data.items()] \
             if isinstance(data, dict) else data
     chosen = [record for record in records if record["id"] in ids]
+    resolver = Resolver.from_sr28(read_sr28(require("usda-sr28") / "sr28"))
     with tempfile.TemporaryDirectory() as tmp:
-        subset = Path(tmp) / "corpus.json"
-        subset.write_text(json.dumps(chosen, ensure_ascii=False), encoding="utf-8")
-        out = Path(tmp) / "build"
-        build_corpus(load_corpus(subset), Resolver.from_sr28(read_sr28(require("usda-sr28") /
-                                                                        "sr28")),
-                     out, build_inputs(subset), workers=2)
-        text = (out / "recipes.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line]
+        return build_records(chosen, resolver, Path(tmp))
 
 
 def print_set(name: str, figures: dict[str, Any]) -> None:

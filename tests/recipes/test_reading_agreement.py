@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from nutrireason.recipes.validation import read_readings, reading_agreement
+from nutrireason.recipes.validation import build_records, read_readings, reading_agreement
 from tests.conftest import real_bundle
 from tests.recipes.test_published_accuracy import validation_file
 
@@ -29,18 +29,6 @@ TARGETS = {"median": 0.02, "within": 0.90}
 pytestmark = pytest.mark.slow
 
 
-def build(tmp_path: Path, resolver, records: list[dict]) -> list[dict]:
-    from nutrireason.recipes.build import build_corpus, build_inputs
-    from nutrireason.recipes.load import load_corpus
-
-    corpus = tmp_path / "corpus.json"
-    corpus.write_text(json.dumps(records), encoding="utf-8")
-    build_corpus(load_corpus(corpus), resolver, tmp_path / "out", build_inputs(corpus),
-                 workers=2)
-    text = (tmp_path / "out" / "recipes.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line]
-
-
 @pytest.fixture(scope="module")
 def wikibooks(tmp_path_factory, resolver) -> dict:
     from nutrireason.recipes.load import WIKIBOOKS_FILE, _wikibooks_row
@@ -48,7 +36,7 @@ def wikibooks(tmp_path_factory, resolver) -> dict:
     readings = read_readings(READINGS / "wikibooks-seed-31203.json")
     data = json.loads((real_bundle("recipes") / WIKIBOOKS_FILE).read_text(encoding="utf-8"))
     records = [dict(_wikibooks_row(key, data[key]), id=key) for key in sorted(readings)]
-    return reading_agreement(build(tmp_path_factory.mktemp("wiki"), resolver, records),
+    return reading_agreement(build_records(records, resolver, tmp_path_factory.mktemp("wiki")),
                              readings)
 
 
@@ -57,7 +45,8 @@ def dev(tmp_path_factory, resolver) -> dict:
     readings = read_readings(READINGS / "dev-seed-31203-figures.json")
     rows = json.loads(validation_file().read_text(encoding="utf-8"))
     records = [row for row in rows if row["id"] in readings]
-    return reading_agreement(build(tmp_path_factory.mktemp("dev"), resolver, records), readings)
+    rows = build_records(records, resolver, tmp_path_factory.mktemp("dev"))
+    return reading_agreement(rows, readings)
 
 
 def show(name: str, figures: dict) -> tuple[int, float, float]:

@@ -212,19 +212,14 @@ class Resolver:
     teaspoon_grams: dict[str, float] = field(default_factory=dict)
     piece_grams: dict[str, float] = field(default_factory=dict)
     crushed_cup_grams: float | None = None
-    kcal: dict[str, float] = field(default_factory=dict)  # SR28 energy per 100 g
     unresolved_energy: UnresolvedEnergy | None = None
     proxies: dict[str, Proxy] = field(default_factory=dict)
-    descriptions: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
         reviewed = load_ingredient_map(ingredient_map)
         rules = load_recipe_rules()
         proxies = load_proxies()
-        kcal = {ndb: float(value) for ndb, value in
-                zip(sr28.nutrients["ndb_no"], sr28.nutrients["calories"], strict=True)
-                if value == value}
         return cls(Matcher(sr28.foods, reviewed.names),
                    Weigher(sr28.weights, reviewed.unit_weights, reviewed.weight_overrides,
                            small_kind_foods(sr28.foods)),
@@ -233,10 +228,9 @@ class Resolver:
                    StateResolver(sr28.foods, load_cooking_yields(), low_fat_foods(sr28),
                                  watery_produce(sr28)),
                    reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28),
-                   kcal, UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
-                                                    sr28.foods),
-                   proxies, dict(zip(sr28.foods["ndb_no"], sr28.foods["description"],
-                                     strict=True)))
+                   UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
+                                              sr28.foods),
+                   proxies)
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -315,25 +309,25 @@ class Resolver:
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
                 return other
-        for name in backoff_names(parsed.food, parsed.line, parsed.unit):
+        names = backoff_names(parsed.food, parsed.line, parsed.unit)
+        for name in names:
             if not self._same_kind(parsed.food, name):
                 continue  # "fat (cold gravy or butter)": the fat is butter, not gravy
             other = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"name_backoff:{name}"]
                 return other
-        return self._proxy(parsed, item)
+        return self._proxy([parsed.food, *names], item)
 
-    def _proxy(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:
-        """The standard proxy for the line's name or one of its back-off names, marked on the
-        line (``standards/data/proxies.yaml``)."""
-        names = [parsed.food, *backoff_names(parsed.food, parsed.line, parsed.unit)]
+    def _proxy(self, names: list[str | None], item: ResolvedIngredient) -> Match | None:
+        """The standard proxy for the first of ``names`` (the line's name, then its back-off
+        names) that has one, marked on the line (``standards/data/proxies.yaml``)."""
         for name in filter(None, names):
             proxy = self.proxies.get(proxy_key(name))
-            if proxy and proxy.ndb_no in self.descriptions:
+            description = self.states.description.get(proxy.ndb_no) if proxy else None
+            if proxy and description:
                 item.rules = [*item.rules, f"{PROXY_RULE}{proxy.name}"]
-                return Match(proxy.ndb_no, self.descriptions[proxy.ndb_no], 100.0, "proxy",
-                             proxy.name)
+                return Match(proxy.ndb_no, description, 100.0, "proxy", proxy.name)
         return None
 
     def _same_kind(self, food: str | None, name: str) -> bool:
@@ -602,8 +596,9 @@ class Resolver:
         resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
         typical = resolved[len(resolved) // 2] if resolved else None
         guesses = [self._unresolved_energy(item, resolved, typical) for item in unresolved]
-        share = energy_share([(i.grams, self.kcal[i.ndb_no]) for i in quantified
-                              if i.grams and i.ndb_no and i.ndb_no in self.kcal], guesses)
+        share = energy_share([(i.grams, kcal) for i in quantified if i.grams and i.ndb_no
+                              and (kcal := self.nutrients[i.ndb_no]["calories"]) == kcal],
+                             guesses)
         if share > 1 - self.rules.min_resolved_share.value:
             first = unresolved[0]
             return (f"unresolved ingredients: {len(unresolved)} of {len(quantified)} quantified "
@@ -808,13 +803,13 @@ def build_corpus(corpus: CorpusLoad, resolver: Resolver, out: Path,
         resolved.append(resolver.recipe(records[index]))
         if progress:
             progress()
-    quality = quality_report(corpus, resolved, resolver.kcal)
+    quality = quality_report(corpus, resolved, resolver.nutrients)
     _write_outputs(out, resolved, quality, inputs)
     return quality
 
 
 def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe],
-                   kcal: dict[str, float] | None = None) -> dict[str, Any]:
+                   nutrients: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
     """Lines parsed, names matched, grams resolved, recipes kept and excluded by reason, and
     the kept recipes read through a standard proxy with the proxy share of their energy."""
     lines = [i for r in resolved for i in r.ingredients]
@@ -846,18 +841,18 @@ def quality_report(corpus: CorpusLoad, resolved: list[ResolvedRecipe],
         "line_rules": dict(sorted(Counter(rule for i in lines for rule in i.rules).items())),
         "kept_by_category": dict(sorted(Counter(r.food_category for r in resolved
                                                 if r.kept).items())),
-        "recipes_with_proxies": [_proxies(r, kcal or {}) for r in resolved if r.kept and any(
+        "recipes_with_proxies": [_proxies(r, nutrients or {}) for r in resolved if r.kept and any(
             rule.startswith(PROXY_RULE) for i in r.ingredients for rule in i.rules)],
     }
 
 
-def _proxies(recipe: ResolvedRecipe, kcal: dict[str, float]) -> dict[str, Any]:
+def _proxies(recipe: ResolvedRecipe, nutrients: dict[str, dict[str, float]]) -> dict[str, Any]:
     """A kept recipe's proxy lines and their share of its energy."""
     def proxied(item: ResolvedIngredient) -> bool:
         return any(rule.startswith(PROXY_RULE) for rule in item.rules)
 
-    weighed = [(i.grams, kcal.get(i.ndb_no, 0.0), proxied(i)) for i in recipe.ingredients
-               if i.grams and i.ndb_no]
+    weighed = [(i.grams, kcal, proxied(i)) for i in recipe.ingredients if i.grams and i.ndb_no
+               and (kcal := nutrients.get(i.ndb_no, {}).get("calories", 0.0)) == kcal]
     return {"id": recipe.record.id, "lines": [i.line for i in recipe.ingredients if proxied(i)],
             "energy_share": round(proxy_share(weighed), 4)}
 

@@ -284,3 +284,16 @@ def reading_agreement(rows: list[dict[str, Any]], readings: dict[str, Reading],
             "within": sum(g[0] <= close for g in gaps) / len(gaps) if gaps else None,
             "further": [(ident, built, hand) for _, ident, built, hand in far]}
     return out
+
+
+def build_records(records: list[dict[str, Any]], resolver: Any, folder: Path) -> list[dict]:
+    """``recipes.jsonl`` rows of ``records`` built by the code of `recipes build --recipes`
+    into ``folder`` (a corpus file and an ``out`` folder are written there)."""
+    from nutrireason.recipes.build import build_corpus, build_inputs
+    from nutrireason.recipes.load import load_corpus
+
+    corpus = folder / "corpus.json"
+    corpus.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    build_corpus(load_corpus(corpus), resolver, folder / "out", build_inputs(corpus), workers=2)
+    text = (folder / "out" / "recipes.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line]
