@@ -104,6 +104,67 @@ def test_back_off_finds_the_food(resolver, line, ndb, why):
     assert any(rule.startswith("name_backoff:") for rule in item.rules)
 
 
+@pytest.mark.parametrize(("name", "line", "first", "why"), [
+    ("chocolate shavings", "1/3 cup chocolate shavings", "chocolate", "shavings are a form"),
+    ("fat oat milk", "1 1/3 cups full-fat oat milk", "oat milk", "how fat it is, not the food"),
+])
+def test_more_form_nouns_and_descriptors(name, line, first, why):
+    assert backoff_names(name, line)[0] == first, why
+
+
+# ------------------------------------------------------------------ portions
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 cup small pasta, like elbows or shells", 122.0, "the example names SR28's 'cup elbows' "
+     "(not its first row, 'cup spaghetti' 91 g)"),
+    ("1 cup pasta, such as penne", 95.0, "'such as' gives the shape too: 'cup penne'"),
+    ("1 cup chocolate chips", 168.0, "SR28's plain 'cup chips (6 oz package)', not the 'cup "
+     "large chips' (182 g) listed first"),
+    ("1 cup mini chocolate chips", 173.0, "the line asks for the mini chips"),
+    ("1 cup heavy cream", 238.0, "the fluid cup; 'whipped' only inside its parentheses"),
+])
+def test_a_volume_portion_is_the_one_the_line_names(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 pound chicken, cut into pieces", 453.592 * 0.68, "a bird cut up is jointed: less SR28's "
+     "32 % bone for 'Chicken, broilers or fryers, meat and skin, raw'"),
+    ("3 lb cut-up chicken", 3 * 453.592 * 0.68, "the same, said before the food"),
+    ("1 lb chicken breast, cut into pieces", 453.592, "a named cut cut into pieces is no bird"),
+    ("1 lb boneless chicken, cut into pieces", None, "boneless keeps its whole mass"),
+])
+def test_a_cut_up_bird_is_weighed_without_its_bone(resolver, line, grams, why):
+    item = resolver.ingredient(line)
+    if grams is None:
+        assert "edible portion" not in (item.grams_method or ""), why
+    else:
+        assert item.grams == pytest.approx(grams, rel=1e-3), why
+
+
+def test_a_food_made_from_an_earlier_line_is_counted_there(resolver):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    lines = ["1 1/2 cups unsalted butter", "3 cups flour", "1/2 cup browned butter",
+             "6 tablespoons browned butter"]
+    recipe = resolver.recipe(RecipeRecord(id="b", title="Brown butter buns", servings=8,
+                                          ingredients=lines))
+    grams = {item.line: item.grams for item in recipe.ingredients}
+    assert grams["1 1/2 cups unsalted butter"] == pytest.approx(340.5, abs=1)
+    assert grams["1/2 cup browned butter"] == 0.0  # 14 tbsp of the 24 browned: counted above
+    assert grams["6 tablespoons browned butter"] == 0.0
+    assert recipe.kept, recipe.exclusion
+
+
+def test_more_of_a_made_food_than_the_earlier_line_holds_is_its_own_food(resolver):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    lines = ["2 tablespoons butter", "3 cups flour", "1 cup browned butter"]
+    recipe = resolver.recipe(RecipeRecord(id="c", title="Buns", servings=8, ingredients=lines))
+    assert recipe.ingredients[2].grams == pytest.approx(227, abs=1)  # a cup, not the 2 tbsp
+
+
 # ------------------------------------------------------------------ coverage by energy
 
 

@@ -23,12 +23,14 @@ import unicodedata
 FORM_NOUNS = frozenset({"flesh", "crumbles", "crumbled", "puffs", "steaks", "chunks", "bits",
                         "pieces", "rings", "roots", "root", "powder", "fillets", "filets",
                         "cubes", "slices", "wedges", "segments", "florets", "meat", "pulp",
-                        "flakes", "granules", "strips", "tips", "nuggets"})
+                        "flakes", "granules", "strips", "tips", "nuggets", "shavings", "curls",
+                        "shards"})
 # Words before a food that say how it is used or sold, not what it is.
 DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-bought",
                          "storebought", "premium", "quality", "good", "best", "local", "farm",
                          "free-range", "pastured", "natural", "pure", "solid", "table",
-                         "kitchen", "everyday", "regular", "plain", "real"})
+                         "kitchen", "everyday", "regular", "plain", "real", "fat", "full-fat",
+                         "whole-fat"})
 # A gloss that is a note, not a food ("(optional)", "(see note)", "(divided)").
 NOTE_WORDS = re.compile(r"(?i)\b(optional|note|see|divided|to taste|as needed|about|approx|"
                         r"or more|or less|each|total|plus|more|for|if|such|used|any|your|"

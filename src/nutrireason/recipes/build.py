@@ -127,6 +127,42 @@ WHOLE_BIRD = re.compile(r"^(?:Turkey|Chicken|Duck|Goose|Cornish game hens?)[^,]*
 PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
 # Words that say a recipe (or an oil line) fries: "deep-fry", "fry until golden", "for frying".
 FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
+# A food the recipe makes from another of its lines ("1/2 cup browned butter" after "1 1/2 cups
+# butter", "the reserved bacon fat"): its lines use the earlier line's food.
+MADE_IN_THE_KITCHEN = re.compile(r"(?i)\b(?:browned|brown(?:ed)?[- ]butter|clarified|reserved|"
+                                 r"rendered)\b")
+
+
+def counted_earlier(items: list[ResolvedIngredient]) -> None:
+    """Lines of a food the recipe makes from an earlier line's food (the same SR28 entry or
+    the same last word: butter) weigh nothing of their own while together they need no more
+    than that line holds: "1 1/2 cups unsalted butter" browned, then used as "1/2 cup browned
+    butter" twice and "6 tablespoons browned butter". More than the earlier line holds is a
+    food of its own."""
+    later: dict[int, list[ResolvedIngredient]] = {}
+    for index, item in enumerate(items):
+        if not (item.grams and item.ndb_no and MADE_IN_THE_KITCHEN.search(item.line)):
+            continue
+        source = next((n for n in range(index - 1, -1, -1) if _same_food(items[n], item)
+                       and not MADE_IN_THE_KITCHEN.search(items[n].line)), None)
+        if source is not None:
+            later.setdefault(source, []).append(item)
+    for source, uses in later.items():
+        held = items[source].grams or 0.0
+        if sum(use.grams or 0.0 for use in uses) > held * 1.05:
+            continue
+        for use in uses:
+            use.grams = 0.0
+            use.grams_method = f"made from {items[source].line!r}, counted there"
+
+
+def _same_food(earlier: ResolvedIngredient, item: ResolvedIngredient) -> bool:
+    if not (earlier.grams and earlier.ndb_no):
+        return False
+    head = (earlier.food or "").split()[-1:]
+    return earlier.ndb_no == item.ndb_no or bool(head) and head == (item.food or "").split()[-1:]
+
+
 # Sugars are part of carbohydrate: a recipe's sugar may pass its carbohydrate by rounding
 # (5 % and half a gram per 100 g), not more.
 SUGAR_OVER_CARBOHYDRATE = 1.05
@@ -557,6 +593,7 @@ class Resolver:
     def recipe(self, record: RecipeRecord) -> ResolvedRecipe:
         """Resolve a recipe and decide whether it is kept (and flagged for review)."""
         items = [self.ingredient(line) for line in record.ingredients]
+        counted_earlier(items)
         category = food_category(record, self.rules)
         exclusion = self._exclusion(items) or self._frying_bath(record, items)
         nutrition, flags = None, []
@@ -592,7 +629,7 @@ class Resolver:
             return f"implausible quantity: {typo.line!r}: reads as {typo.quantity:g} cups and " \
                    "outweighs the rest of the recipe; likely a typo for " \
                    f"1/{int(typo.quantity) % 10} cup"
-        unresolved = [i for i in quantified if not (i.grams and i.ndb_no)]
+        unresolved = [i for i in quantified if i.grams is None or not i.ndb_no]
         resolved = sorted(i.grams for i in quantified if i.grams and i.ndb_no)
         typical = resolved[len(resolved) // 2] if resolved else None
         guesses = [self._unresolved_energy(item, resolved, typical) for item in unresolved]

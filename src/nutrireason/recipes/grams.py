@@ -10,6 +10,7 @@ from functools import lru_cache
 import pandas as pd
 import pint
 
+from nutrireason.recipes.backoff import EXAMPLE
 from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine
 
 # SR28 Msre_Desc first words -> pint unit names
@@ -352,7 +353,8 @@ CUT_PORTIONS = {"cubes", "crumbs"}
 
 def portion_words(parsed: ParsedLine) -> list[str]:
     """Words that pick a volume portion, best first: the line's preparation, its synonyms,
-    then the food's own words (a shape: "elbow macaroni", "pasta shells")."""
+    the food's own words (a shape: "elbow macaroni", "pasta shells"), then the first example
+    the line gives ("1 cup small pasta, like elbows or shells" is weighed as elbows)."""
     found = list(parsed.prep)
     found += [PORTION_SYNONYMS[w] for w in parsed.prep if w in PORTION_SYNONYMS]
     # a cut the parser dropped from the food name ("1 cup bread cubes" parses as "bread")
@@ -361,16 +363,24 @@ def portion_words(parsed: ParsedLine) -> list[str]:
               if PORTION_SYNONYMS.get(w, w) in CUT_PORTIONS]
     food = (parsed.food or "").split()
     found += [PORTION_SYNONYMS.get(w, w) for w in food]
+    example = EXAMPLE.search(parsed.line)
+    if example:
+        first = re.split(r"\s+(?:or|and)\s+", example.group(1).strip().lower())[0]
+        found += [PORTION_SYNONYMS.get(w, w) for w in re.findall(r"[a-z]+", first)]
+    found += parsed.size
     return list(dict.fromkeys(found))
 
 
 def _prefer(portions: list[Portion], prep: list[str]) -> Portion:
     """The portion whose measure names the line's preparation as a word ("packed", not inside
     "unpacked"), else a plain one, else the first listed. Callers pass the portions in the
-    line's own unit first (a cup line weighed by SR28's cup, not by its teaspoon x 48)."""
+    line's own unit first (a cup line weighed by SR28's cup, not by its teaspoon x 48). A
+    portion of another state or size than the line asks for comes after the others: "1 cup
+    chocolate chips" is SR28's "cup chips", not its "cup large chips" listed first."""
     asked = {w.lower() for w in prep}
+    unasked = (CHANGED_STATE | set(SIZE_WORDS) | {"mini"}) - asked
     portions = sorted(portions, key=lambda p: bool(set(
-        re.findall(r"[a-z]+", p.text.split("(")[0])) & (CHANGED_STATE - asked)))
+        re.findall(r"[a-z]+", p.text.split("(")[0])) & unasked))
     for word in prep:
         pattern = re.compile(rf"\b{re.escape(word.lower())}s?\b")
         for portion in portions:

@@ -536,6 +536,11 @@ BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|d
                      r"\bpieces of chicken\b(?!\s+(?:breasts?|thighs?|tenders?|fillets?))|"
                      r"\b(?:baby )?back ribs\b|"
                      r"\b(?:beef|pork|lamb|mutton|goat) (?:ribs|necks?)\b|"
+                     # a bird cut up is jointed: "1 pound chicken, cut into pieces", "cut-up
+                     # chicken" (a named cut, "chicken breast, cut into pieces", is not)
+                     r"\bcut[- ]up\s+(?:whole\s+)?(?:chickens?|hens?|ducks?|rabbits?)\b|"
+                     r"\b(?:chickens?|hens?|ducks?|rabbits?)\s*,\s*cut\s+(?:up|into\s+"
+                     r"(?:\d+\s+|serving\s+|small\s+|large\s+)?pieces)\b|"
                      r"\bnecks? of (?:lamb|mutton|goat)\b|\bchops?\b|\bwhole\b[^,]*\brabbits?\b")
 SKIN_OFF = re.compile(r"\bskins?\s+(?:removed|off|discarded)\b|"
                       r"\b(?:remove|removed|discard|discarded)\s+(?:the\s+)?skins?\b")
