@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from nutrireason.fam.annotate import HIDDEN_REASON, MISSING_REASON, WITHHELD_REASON, annotate
+from nutrireason.fam.annotate import (
+    CONFLICT_REASON,
+    HIDDEN_REASON,
+    MISSING_REASON,
+    WITHHELD_REASON,
+    annotate,
+)
 from nutrireason.fam.dish import (
     CONDIMENT,
     DRINK,
@@ -61,6 +67,9 @@ def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category
     ("1 bottle root beer", False),
     ("¼ cup white wine, chicken broth, or alcohol-free white wine", True),  # the first food
     ("1 cup red wine vinegar, divided", False),
+    ("½ cups red or dry white wine", True),  # "red" shares the noun after the "or"
+    ("2 tbsp red or white wine vinegar", False),  # a vinegar either way
+    ("1 cup chicken broth or white wine", False),  # the first food is the broth
 ])
 def test_alcohol_is_read_from_the_line(line, alcoholic):
     assert alcoholic_line(line) is alcoholic
@@ -360,3 +369,48 @@ def test_an_unmeasured_frying_oil_withholds_a_recommendation(world):
     assert side(world, fried, "stroke") == ("excluded", HIDDEN_REASON)
     drizzled = recipe(world, "Roast Peppers", lines + [("Olive oil to drizzle", SOY_OIL, None)])
     assert side(world, drizzled, "stroke")[0] != "excluded"
+
+
+SALMON, MAPLE, ROSEMARY, BUTTER, SALTINES = "15236", "19353", "02063", "01001", "18228"
+WHOLE_WHEAT = "20080"
+
+
+def test_a_limit_broken_by_the_beneficial_food_names_nothing_against_the_dish(world):
+    # four farmed salmon steaks (3.1 g saturated fat per 100 g): 6.6 g a serving, over CVD's
+    # 5 g; the rosemary and the maple syrup beside them carry 0.1 g of it, so they are not
+    # what breaks the limit (a rationale naming them is wrong): no side can be named
+    lines = [("4 salmon steaks", SALMON, 840), ("2 tsp maple syrup", MAPLE, 13),
+             ("1 tsp dried rosemary", ROSEMARY, 5)]
+    salmon = recipe(world, "Maple Planked Salmon", lines)
+    assert side(world, salmon, "cardiovascular_disease") == ("excluded", CONFLICT_REASON)
+    # with a stick of butter (57 g saturated fat) the others alone break the limit
+    buttered = recipe(world, "Butter Basted Salmon", lines + [("1 cup butter", BUTTER, 227)])
+    assert side(world, buttered, "cardiovascular_disease") == ("not_recommend", {"butter"})
+
+
+def test_onion_is_no_support_for_gerd_and_a_high_fat_food_is_a_trigger(world):
+    kb = world[0]
+    assert not kb["gerd"].counts("onion", "beneficial") and kb["gerd"].counts("onion", "limit")
+    assert kb["hypertension"].counts("onion", "beneficial")
+    # an onion dish: a vegetable for most conditions, no support for reflux
+    soup = recipe(world, "Onion Soup", [("6 onions", ONION, 660), ("1 litre water", WATER, 1000)])
+    assert side(world, soup, "gerd") == ("neutral", None)
+    # canapes: a stick of butter over onions and crackers is 28 g fat per 100 g, over the
+    # FSA's 17.5 g, though a 42 g canape holds only 12 g of it (under 21 g a portion)
+    canapes = recipe(world, "Glazed Onion Canapes", [("1 onion", ONION, 110),
+                                                     ("1/2 cup butter", BUTTER, 113.5),
+                                                     ("10 crackers", SALTINES, 88)],
+                     servings=8)
+    label, rationale = side(world, canapes, "gerd")
+    assert label == "not_recommend" and "butter" in rationale and "onion" not in rationale
+
+
+def test_whole_grain_supports_only_as_most_of_the_grain(world):
+    # the FDA's whole-grain claim: at least 51 % whole grain by weight
+    water = ("1 1/2 cups water", WATER, 350)
+    third = recipe(world, "Taboon Bread", [("1 cup whole wheat flour", WHOLE_WHEAT, 120),
+                                           ("2 cups white flour", FLOUR, 250), water])
+    assert side(world, third, "stroke") == ("neutral", None)
+    most = recipe(world, "Brown Bread", [("2 cups whole wheat flour", WHOLE_WHEAT, 240),
+                                         ("1 cup white flour", FLOUR, 125), water])
+    assert side(world, most, "stroke")[0] == "recommend"

@@ -224,3 +224,14 @@ def test_food_lists_read_every_knowledge_base_food(kb) -> None:
     from nutrireason.fam.foodlists import FoodLists
 
     FoodLists.load().check_covers(kb)
+
+
+def test_foods_that_are_no_evidence_are_vocabulary_names_under_a_side_concept(kb) -> None:
+    from nutrireason.fam.vocabulary import Vocabulary
+
+    vocabulary = Vocabulary.load()
+    names = {rule.canonical for rule in vocabulary.rules if rule.canonical}
+    found = [(entry.id, item.food) for entry in kb.values() for item in entry.not_evidence]
+    assert ("gerd", "onion") in found and ("gerd", "garlic") in found
+    for condition, food in found:
+        assert food in names, f"{condition}: {food!r} is no canonical vocabulary name"

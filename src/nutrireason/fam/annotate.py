@@ -521,6 +521,8 @@ def side_hits(condition: ConditionKB, item: Ingredient) -> dict[str, list[tuple[
     """The item's (kind, name) hits per side of the condition: concepts, then foods."""
     hits: dict[str, list[tuple[str, str]]] = {}
     for side in ("avoid", "limit", "beneficial"):
+        if not condition.counts(item.canonical, side):  # type: ignore[arg-type]
+            continue
         lists = condition.side(side)  # type: ignore[arg-type]
         found = [("concept", c) for c in sorted(item.concepts) if c in lists.concepts]
         found += [("food", f) for f in lists.foods if f in item.foods]
@@ -574,10 +576,24 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
                     item, hits["limit"], drink)):
                 against += _fired(item, "limit", limit, share)
         produce = _staple_hits(item, hits.get("beneficial", []))
+        if whole_grain_minority(dish):
+            produce = [(kind, name) for kind, name in produce if not WHOLE_GRAIN.search(name)]
         if set(hits) == {"beneficial"} and produce and share is not None and \
                 share >= thresholds.beneficial_min_share:
             support += _fired(item, "beneficial", produce, share)
     return against, support, unquantified
+
+
+WHOLE_GRAIN = re.compile(r"(?i)whole[ _-]?grain")
+
+
+def whole_grain_minority(dish: _Dish) -> bool:
+    """Whole grains are under half of the dish's grain by weight: no whole-grain support (the
+    FDA's whole-grain health claim asks for at least 51 % whole grain by weight; "whole wheat"
+    as a third of a white-flour bread is a refined bread)."""
+    whole = sum(i.grams or 0.0 for i in dish.items if "whole_grains" in i.concepts)
+    refined = sum(i.grams or 0.0 for i in dish.items if "refined_grains" in i.concepts)
+    return whole > 0 and refined > whole
 
 
 # WHO (Healthy diet, fact sheet 394): "potatoes, sweet potatoes, cassava and other starchy
@@ -668,13 +684,15 @@ def _nutrient_vetoes(condition: ConditionKB, dish: _Dish, thresholds: Thresholds
             entry["serving_g"] = round(float(dish.serving_g or 0.0), 1)
         if over:
             found = carriers(condition, _carrying(dish, limit.nutrient),
-                             DERIVED_FROM.get(limit.nutrient, limit.nutrient), thresholds)
+                             DERIVED_FROM.get(limit.nutrient, limit.nutrient), thresholds,
+                             needed=min(0.5, float(limit.max) / float(value)))
             entry["ingredients"] = found or []
             if found == []:
                 entry["rule"] = "nutrient_veto_conflict"
-                entry["why"] = ("carried by foods the condition lists as beneficial (or by "
-                                "water): no ingredient can be named against the dish, and the "
-                                "limit forbids calling it recommended")
+                entry["why"] = ("carried over the limit by foods the condition lists as "
+                                "beneficial (or by water): the others alone stay under it, so "
+                                "no ingredient can be named against the dish, and the limit "
+                                "forbids calling it recommended")
         fired.append(entry)
     return fired, undecided
 
@@ -746,18 +764,22 @@ def _portion_range(limit: NutrientLimit, per_100g: float, dish: _Dish
 
 
 def carriers(condition: ConditionKB, items: list[Ingredient], nutrient: str,
-             thresholds: Thresholds) -> list[str] | None:
+             thresholds: Thresholds, needed: float = 0.0) -> list[str] | None:
     """The ingredients carrying a nutrient over its ceiling: by amount, each adding at least
     ``contributor_min_share`` of the dish's total (the largest eligible ones otherwise), never
-    water and never a food the condition lists as beneficial only. ``[]`` when only such
-    foods carry it; None when no ingredient's amount of it is known."""
+    water and never a food the condition lists as beneficial only. ``[]`` when such foods
+    carry it over the ceiling: the others carry no more than ``needed`` of the total (the
+    caller passes the smaller of a half and the ceiling's share of the dish's amount: they
+    are the minor carriers and alone would stay under it, as a teaspoon of rosemary beside
+    the fat of a salmon steak for cardiovascular disease); None when no ingredient's amount
+    of it is known."""
     amounts = [((i.grams or 0.0) * (amount_per_100g(i, nutrient) or 0.0), i) for i in items]
     total = sum(a for a, _ in amounts)
     if total <= 0:
         return None
     eligible = sorted(((a, i) for a, i in amounts if a > 0 and i.canonical not in NOT_EVIDENCE
                        and not beneficial_only(condition, i)), key=lambda pair: -pair[0])
-    if not eligible:
+    if sum(a for a, _ in eligible) <= needed * total:
         return []
     major = [i for a, i in eligible if a >= thresholds.contributor_min_share * total] or \
         [i for _, i in eligible]

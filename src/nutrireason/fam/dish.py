@@ -192,8 +192,29 @@ _FIRST_FOOD = re.compile(r"(?i),|\s\bor\b\s")
 def alcoholic_line(line: str) -> bool:
     """The line's first food is an alcoholic drink (not ginger ale, an extract or a
     vinegar)."""
-    first = _FIRST_FOOD.split(line, maxsplit=1)[0]
+    first = first_food(line)
     return bool(DECISIVE_WORDS["alcohol"].search(first)) and not _NOT_ALCOHOL.search(first)
+
+
+def first_food(line: str) -> str:
+    """The line up to its first comma or "or"; a lone word before "or" shares the noun of the
+    alternative after it ("½ cup red or dry white wine" is red wine, "2 tbsp red or white wine
+    vinegar" red vinegar)."""
+    parts = _FIRST_FOOD.split(line, maxsplit=1)
+    first = parts[0]
+    words = re.findall(r"[A-Za-z][\w'-]*", first)
+    food = [w for w in words if w.lower() not in _MEASURE_WORDS]
+    if len(parts) > 1 and len(food) == 1 and re.search(r"(?i)\s\bor\b\s", line):
+        after = re.findall(r"[A-Za-z][\w'-]*", parts[1].split(",")[0])
+        if len(after) > 1:
+            first = f"{first} {after[-1]}"
+    return first
+
+
+_MEASURE_WORDS = {"cup", "cups", "tbsp", "tsp", "tablespoon", "tablespoons", "teaspoon",
+                  "teaspoons", "ml", "l", "oz", "ounce", "ounces", "fl", "pint", "pints",
+                  "quart", "quarts", "bottle", "bottles", "can", "cans", "glass", "splash",
+                  "dash", "shot", "shots", "of", "a", "about"}
 
 
 # "gluten-free bread", "rice flour", "corn tortillas", tamari, a miso made of soybeans or rice

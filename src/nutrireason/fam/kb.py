@@ -230,6 +230,17 @@ class Deviation(_Strict):
         return self.food or self.concept or self.nutrient or ""
 
 
+class NotEvidence(_Strict):
+    """A food one of a side's concepts covers that the condition's guidance does not count on
+    that side: onion and garlic are vegetables, yet reflux guidance names them as triggers, so
+    they are no support for a GERD recommendation (they are no evidence against it either)."""
+
+    food: Food
+    side: SideName
+    reason: Source
+    source: Source
+
+
 class ConditionKB(_Strict):
     """One condition's knowledge-base entry (``fam_kb/<id>.yaml``): the release's lists, the
     lists used, and every departure between the two (checked on load)."""
@@ -249,6 +260,7 @@ class ConditionKB(_Strict):
     avoid_any_amount: Source | None = None
     dietary_tag_hints: list[str] = Field(default_factory=list)
     nutrient_limits: list[NutrientLimit] = Field(default_factory=list)
+    not_evidence: list[NotEvidence] = Field(default_factory=list)
     references: list[Reference] = Field(min_length=1)
     derived_from: Source
     review: Source
@@ -279,6 +291,10 @@ class ConditionKB(_Strict):
             if concept in self.side(name).concepts:
                 return name
         return None
+
+    def counts(self, food: str, side: SideName) -> bool:
+        """Whether ``food`` (a canonical name) is evidence on ``side`` when its lists cover it."""
+        return not any(e.food == food and e.side == side for e in self.not_evidence)
 
     def concepts(self, *names: SideName) -> list[str]:
         """The concepts on the named sides (all sides when none are named), in file order."""
