@@ -1,11 +1,12 @@
 """The build against careful independent readings of the same recipes (whole-recipe calories,
 protein and sodium, read by hand from SR28 by the README's protocol, blind to the build).
 
-Two samples drawn with ``benchmarks/reading_sample.py --seed 31203``: 40 random Wikibooks
+Samples drawn with ``benchmarks/reading_sample.py --seed 31203``: 40 random Wikibooks
 recipes (the readings, lines and all, are in ``fixtures/readings/``: the lines are the project's
 own corpus) and 40 random recipes of the published-nutrition dev split (only the figures are in
 the repository; the lines stay with the dev split outside it, and that half skips when the file
-is absent). For each: the targets (calories median distance at most 2 %, at least 90 % of the
+is absent); and 40 more Wikibooks recipes drawn with ``--seed 120326`` and read after the
+reading rules were written, so that no rule was tuned on them. For each: the targets (calories median distance at most 2 %, at least 90 % of the
 kept recipes within 10 %) and the number of recipes this build keeps today (a change that reads
 recipes worse fails here).
 """
@@ -24,21 +25,34 @@ from tests.recipes.test_published_accuracy import validation_file
 READINGS = Path(__file__).with_name("fixtures") / "readings"
 # Kept recipes on this build (README, "Recipe nutrition against careful readings"), and the
 # targets for the calories median distance and share within 10 %.
-KEPT = {"wikibooks": 27, "dev": 36}
+KEPT = {"wikibooks": 27, "dev": 36, "wikibooks_fresh": 30}
+# The sample no rule was tuned on, today: calories median distance and share within 10 %.
+FRESH_FLOOR = (0.031, 0.70)
 TARGETS = {"median": 0.02, "within": 0.90}
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def wikibooks(tmp_path_factory, resolver) -> dict:
+def wikibooks_agreement(name: str, tmp_path_factory, resolver) -> dict:
     from nutrireason.recipes.load import WIKIBOOKS_FILE, _wikibooks_row
 
-    readings = read_readings(READINGS / "wikibooks-seed-31203.json")
+    readings = read_readings(READINGS / name)
     data = json.loads((real_bundle("recipes") / WIKIBOOKS_FILE).read_text(encoding="utf-8"))
     records = [dict(_wikibooks_row(key, data[key]), id=key) for key in sorted(readings)]
     return reading_agreement(build_records(records, resolver, tmp_path_factory.mktemp("wiki")),
                              readings)
+
+
+@pytest.fixture(scope="module")
+def wikibooks(tmp_path_factory, resolver) -> dict:
+    return wikibooks_agreement("wikibooks-seed-31203.json", tmp_path_factory, resolver)
+
+
+@pytest.fixture(scope="module")
+def wikibooks_fresh(tmp_path_factory, resolver) -> dict:
+    """A second sample (seed 120326), read after the rules were written: no rule was tuned
+    on it."""
+    return wikibooks_agreement("wikibooks-seed-120326.json", tmp_path_factory, resolver)
 
 
 @pytest.fixture(scope="module")
@@ -62,4 +76,16 @@ def show(name: str, figures: dict) -> tuple[int, float, float]:
 def test_the_build_reads_recipes_as_a_careful_reader_does(request, name):
     kept, median, within = show(name, request.getfixturevalue(name))
     assert kept >= KEPT[name]
+    assert median <= TARGETS["median"] and within >= TARGETS["within"]
+
+
+def test_the_untuned_sample_stays_as_close_as_today(wikibooks_fresh):
+    kept, median, within = show("wikibooks_fresh", wikibooks_fresh)
+    assert kept >= KEPT["wikibooks_fresh"]
+    assert median <= FRESH_FLOOR[0] and within >= FRESH_FLOOR[1]
+
+
+@pytest.mark.xfail(strict=True, reason="not reached on the untuned sample yet: see the README")
+def test_the_untuned_sample_meets_the_targets(wikibooks_fresh):
+    _, median, within = show("wikibooks_fresh", wikibooks_fresh)
     assert median <= TARGETS["median"] and within >= TARGETS["within"]
