@@ -556,6 +556,7 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
     an alcoholic ingredient on the limit side counts in any amount."""
     drink = profile is not None and profile.drink
     against, support, unquantified = [], [], []
+    refined_bread = whole_grain_minority(dish)
     for item in dish.items:
         if item.canonical in NOT_EVIDENCE:
             continue
@@ -576,7 +577,7 @@ def _list_evidence(condition: ConditionKB, dish: _Dish, thresholds: Thresholds,
                     item, hits["limit"], drink)):
                 against += _fired(item, "limit", limit, share)
         produce = _staple_hits(item, hits.get("beneficial", []))
-        if whole_grain_minority(dish):
+        if refined_bread:
             produce = [(kind, name) for kind, name in produce if not WHOLE_GRAIN.search(name)]
         if set(hits) == {"beneficial"} and produce and share is not None and \
                 share >= thresholds.beneficial_min_share:

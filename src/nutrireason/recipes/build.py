@@ -128,7 +128,7 @@ PORTION_OFF_THE_BONE = re.compile(r"(?i)bone|refuse|edible|meat only|yield")
 # Words that say a recipe (or an oil line) fries: "deep-fry", "fry until golden", "for frying".
 FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 # A food the recipe makes from another of its lines ("1/2 cup browned butter" after "1 1/2 cups
-# butter", "the reserved bacon fat"): its lines use the earlier line's food.
+# butter", "1 cup reserved broth" after "4 cups broth"): its lines use the earlier line's food.
 MADE_IN_THE_KITCHEN = re.compile(r"(?i)\b(?:browned|brown(?:ed)?[- ]butter|clarified|reserved|"
                                  r"rendered)\b")
 
