@@ -19,6 +19,7 @@ from nutrireason.fam.dish import (
     CONDIMENT,
     DRINK,
     TOPPING,
+    absent_foods,
     alcoholic_line,
     dish_kinds,
     head_noun,
@@ -73,6 +74,47 @@ def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category
 ])
 def test_alcohol_is_read_from_the_line(line, alcoholic):
     assert alcoholic_line(line) is alcoholic
+
+
+@pytest.mark.parametrize(("title", "steps", "lines", "absent", "why"), [
+    ("Potato Omelet", ["Beat the eggs."], ["5 eggs", "1/2 cup milk"], ("potato",),
+     "the title's potatoes are in no line"),
+    ("Malpua", ["Fry the pancakes.", "Soak them in sugar syrup."], ["1 litre milk", "1/4 cup "
+     "flour"], ("sugar",), "a step adds a sweetener no line lists"),
+    ("Braai", ["Add the beef pieces to the marinade."], ["1 onion", "2 tbsp oil"], ("beef",),
+     "the meat of a barbecue is missing from its lines"),
+    ("Grilled Halibut", ["Grill the fish."], ["4 halibut steaks"], (),
+     "the matched line's concept holds fish (passed in as concepts)"),
+    ("Homemade Paneer", ["Press the paneer."], ["2 litres milk", "lemon juice"], (),
+     "the dish's own noun is what the recipe makes"),
+    ("Ibiwungu (Rwandan Banana Beer)", ["Let the beer ferment."], ["6 bananas"], (),
+     "the head noun of a gloss too"),
+    ("Sauerkraut", ["Pack into the crock with a potato masher."], ["5 lb cabbage"], (),
+     "equipment named after a food is no food"),
+    ("Nsima", ["Stir well.", "Popular relishes include chicken stew."], ["2 cups cornmeal"], (),
+     "a comment on what goes with the dish"),
+    ("Lentil Soup", ["Simmer.", "Serve with bread."], ["1 cup lentils"], (),
+     "a serving suggestion is no part of the dish"),
+    ("Cheese Ravioli Filling", ["Chill until the pasta is rolled."], ["1 cup ricotta"], (),
+     "a part of a dish speaks of the dish it goes into"),
+    ("Gluten-free Cake", ["Fold in the almond flour."], ["2 cups almond flour", "3 eggs"], (),
+     "almond flour names no wheat"),
+])
+def test_foods_the_title_or_steps_name_that_no_line_holds(title, steps, lines, absent, why):
+    concepts = {"fish_seafood"} if any("halibut" in line for line in lines) else set()
+    assert absent_foods(title, steps, lines, concepts) == absent, why
+
+
+def test_a_dish_whose_lines_leave_out_a_named_food_is_not_recommended(world):
+    # eggs and milk: a lean protein for GERD; the title's potatoes (and the steps' fried
+    # potatoes and cheese) are in no line, so the lines do not describe the dish
+    lines = [("5 eggs", "01123", 250), ("1/2 cup milk", "01077", 122)]
+    omelet = recipe(world, "Omelet", lines)
+    assert side(world, omelet, "gerd")[0] == "recommend"  # the lines are the whole dish
+    assert side(world, recipe(world, "Potato Omelet", lines), "gerd") == \
+        ("excluded", WITHHELD_REASON)
+    omelet["record"]["instructions"] = ["Fry the potatoes in butter.", "Add the eggs."]
+    assert side(world, omelet, "gerd") == ("excluded", WITHHELD_REASON)
 
 
 def test_unresolved_lines_name_the_concept_they_could_add():

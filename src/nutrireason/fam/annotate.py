@@ -384,6 +384,9 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     if profile.alcohol and limits_alcohol(condition):
         why.append(f"it holds alcohol ({', '.join(profile.alcohol)}), which cooking does not "
                    "remove")
+    if profile.absent:
+        why.append(f"its title or steps name {', '.join(profile.absent)}, which no ingredient "
+                   "line holds: the lines leave part of the dish out")
     if profile.label_gluten and GLUTEN in condition.side("avoid").concepts:
         why.append(f"it holds {profile.label_gluten[0]!r}, a product made with or without "
                    "wheat: only its label tells")

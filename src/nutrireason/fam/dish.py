@@ -122,13 +122,14 @@ class DishProfile:
     alcohol: tuple[str, ...] = ()  # canonical names of the alcoholic ingredients
     unresolved: dict[str, list[str]] = field(default_factory=dict)  # concept -> lines
     label_gluten: tuple[str, ...] = ()  # lines whose gluten only the product's label tells
+    absent: tuple[str, ...] = ()  # foods the title or steps name and no line holds
 
     def as_evidence(self) -> dict[str, Any]:
         return {"kinds": list(self.kinds), "free_sugar_share": self.free_sugar_share,
                 "free_sugar_foods": list(self.free_sugar_foods),
                 "free_sugars_per_100g": self.free_sugars_per_100g,
                 "alcohol": list(self.alcohol), "unresolved": dict(self.unresolved),
-                "label_gluten": list(self.label_gluten)}
+                "label_gluten": list(self.label_gluten), "absent": list(self.absent)}
 
     @classmethod
     def from_evidence(cls, row: dict[str, Any] | None) -> DishProfile:
@@ -138,7 +139,7 @@ class DishProfile:
                    tuple(row.get("free_sugar_foods") or ()), row.get("free_sugars_per_100g"),
                    tuple(row.get("alcohol") or ()),
                    {k: list(v) for k, v in (row.get("unresolved") or {}).items()},
-                   tuple(row.get("label_gluten") or ()))
+                   tuple(row.get("label_gluten") or ()), tuple(row.get("absent") or ()))
 
     @property
     def drink(self) -> bool:
@@ -317,5 +318,92 @@ def dish_profile(recipe: dict[str, Any], items: list[Any]) -> DishProfile:
     label_gluten = tuple(str(row.get("line")) for row in lines
                          if line_gluten(str(row.get("line") or "")) == "label")
     kinds = dish_kinds(str(record.get("title") or ""), record.get("category"))
+    # a sauce, rub or icing names what it is for ("Chicken Barbecue Sauce", "use on fish")
+    absent = () if {CONDIMENT, TOPPING} & set(kinds) else absent_foods(
+        str(record.get("title") or ""), record.get("instructions") or [],
+        [str(row.get("line") or "") for row in lines],
+        {concept for item in items for concept in item.concepts})
     return DishProfile(kinds, share, carriers, per_100g, alcohol,
-                       unresolved_concepts(unresolved), label_gluten)
+                       unresolved_concepts(unresolved), label_gluten, absent)
+
+
+# Foods whose presence can decide a label, as a recipe's title or steps name them (nouns only:
+# no "chop", "game" or "ribs" of celery), with the vocabulary concepts that hold them in a
+# matched line ("halibut" is fish). A title or a step naming one that no ingredient line holds
+# says the lines leave part of the dish out ("Potato Omelet" whose lines are eggs and milk;
+# pancakes "soaked in sugar syrup" with no sugar line).
+NAMED_FOODS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
+    "meat": (re.compile(r"(?i)\b(beef|veal|pork|lamb|mutton|goat|venison|bison|brisket|oxtail|"
+                        r"sausages?|bacon|ham|salami|chorizo|pepperoni|pancetta|prosciutto|"
+                        r"chicken|turkey|duck)\b"),
+             frozenset({"red_meat", "processed_meats", "poultry"})),
+    "fish or seafood": (re.compile(r"(?i)\b(fish|salmon|tuna|cod|trout|sardines?|"
+                                   r"anchov(?:y|ies)|mackerel|shrimps?|prawns?|crabs?|lobsters?|"
+                                   r"mussels?|clams?|oysters?|scallops?|squid|octopus)\b"),
+                        frozenset({"fish_seafood"})),
+    "alcohol": (re.compile(r"(?i)\b(wine|beer|rum|vodka|brandy|cognac|whisk(?:e)?y|bourbon|"
+                           r"sherry|liqueur|tequila|vermouth|champagne|marsala)\b"
+                           r"(?!\s+(?:vinegar|vinaigrette))"), frozenset({"alcohol"})),
+    "a wheat product": (re.compile(r"(?i)\b(flour|wheat|barley|rye|semolina|bread ?crumbs|"
+                                   r"panko|couscous|bulgur|pasta|noodles|spaghetti|macaroni|penne|"
+                                   r"fusilli|rigatoni|linguine|fettuccine|tortellini|ravioli|"
+                                   r"orzo|lasagn[ae])\b"),
+                        frozenset({"gluten_containing_grains", "refined_grains",
+                                   "whole_grains"})),
+    "a sweetener": (re.compile(r"(?i)\b(sugar|syrup|honey|molasses|caramel|condensed milk)\b"),
+                    frozenset({"added_sugars"})),
+    "cheese": (re.compile(r"(?i)\b(cheese|parmesan|parmigiano|pecorino|romano|cheddar|"
+                          r"mozzarella|feta|paneer|gruy[eè]re|ricotta|mascarpone|halloumi|brie|"
+                          r"camembert|gouda|emmental|provolone|asiago|queso|cotija)\b"),
+               frozenset()),
+    "potatoes": (re.compile(r"(?i)\b(potato(?:es)?)\b"), frozenset()),
+}
+# "sugar-free", "rice flour" and the like name no such food in a title or a step.
+_NAMED_NOT = re.compile(r"(?i)\b(?:sugar|gluten|wheat)[- ]free\b|\b(?:rice|corn|maize|oat|"
+                        r"sorghum|millet|teff|almond|coconut|chickpea|tapioca|potato|cassava|"
+                        r"buckwheat) (?:flour|noodles|"
+                        r"pasta|starch)\b|\bsweet potato(?:es)?\b|\bcheesecloth\b|"
+                        r"\bfish (?:it )?out\b|"
+                        # kitchen equipment named after a food: "potato masher", "lobster pot"
+                        r"\b[a-z]+ (?:masher|peeler|ricer|grater|cloth|pot|kettle|poacher|"
+                        r"steamer|knife|scissors|brush)\b")
+# Steps that are no part of the dish: serving suggestions, variations, substitutes, uses,
+# comparisons and comments.
+_ASIDE = re.compile(r"(?i)\b(serve[sd]?|serving|accompan\w*|goes? well|pairs?|garnish\w*|"
+                    r"variations?|vary|substitut\w*|instead|optional(?:ly)?|leftovers?|"
+                    r"alternatively|use[sd]?|try|e\.g|for example|such as|if (?:desired|you "
+                    r"like|preferred)|to taste|cavity|thumb|enjoy|alongside|can|could|may|"
+                    r"might|like|similar|addition|includes?|including|popular|excellent|"
+                    r"traditionally|often|usually|typically)\b")
+# A part of a dish whose steps speak of the dish it goes into ("Ravioli Filling", "Pizza
+# Dough": the ravioli and the cheese topping are not in its lines).
+_COMPONENT = re.compile(r"(?i)\b(filling|stuffing|dough|crust|pastry|batter|base|starter|"
+                        r"stock|broth)\s*(?:\(|$)")
+
+
+def absent_foods(title: str, instructions: Iterable[str], lines: Iterable[str],
+                 concepts: set[str] | frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The foods the title or the steps (but for asides: serving suggestions, variations)
+    name whose kind no ingredient line holds, by its words or its matched food's
+    ``concepts``."""
+    if _COMPONENT.search(title):
+        return ()
+    held = " ".join(lines)
+    # the dish's own noun is what the recipe makes ("Homemade Paneer", "Date Syrup",
+    # "Ibiwungu (Rwandan Banana Beer)"), not a food it leaves out, in the title or the steps
+    parts = [part.strip() for part in re.split(r"[()]", title) if part.strip()]
+    made = {words[-1].lower() for part in parts if (words := re.findall(r"[\w'-]+", part))}
+    title = " ".join(re.sub(r"[\w'-]+\W*$", "", part) for part in parts)
+    sentences = [part for step in instructions
+                 for part in re.split(r"(?<=[.;!?])\s+(?=[A-Z])", step)
+                 if not _ASIDE.search(part)]
+    named = _NAMED_NOT.sub(" ", " ".join([title, *sentences]))
+    absent = []
+    for pattern, holders in NAMED_FOODS.values():
+        if pattern.search(held) or holders & set(concepts):
+            continue
+        found = next((m.group(1).lower() for m in pattern.finditer(named)
+                      if m.group(1).lower() not in made), None)
+        if found:
+            absent.append(found)
+    return tuple(absent)
