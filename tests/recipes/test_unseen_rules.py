@@ -269,3 +269,15 @@ def test_a_bad_proxy_file_names_the_entry(tmp_path, text, field):
     with pytest.raises(DataError) as caught:
         load_proxies(path)
     assert field in str(caught.value) and "proxies.yaml" in str(caught.value)
+
+
+def test_an_amount_relative_to_another_line_is_its_own_food(resolver):
+    from nutrireason.recipes.schema import RecipeRecord
+
+    lines = ["1 medium tomato", "about ¾ the weight of Mozzarella cheese as the tomato, sliced"]
+    recipe = resolver.recipe(RecipeRecord(id="c", title="Caprese", servings=2, ingredients=lines))
+    tomato, cheese = recipe.ingredients
+    assert tomato.grams == pytest.approx(123.0)  # SR28's medium tomato
+    # the food after "of" (not the tomato the line ends with), at ¾ of the tomato's 123 g
+    assert cheese.ndb_no == "01026" and cheese.grams == pytest.approx(92.25)
+    assert "relative_amount" in cheese.rules

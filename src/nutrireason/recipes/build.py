@@ -163,6 +163,12 @@ def _same_food(earlier: ResolvedIngredient, item: ResolvedIngredient) -> bool:
     return earlier.ndb_no == item.ndb_no or bool(head) and head == (item.food or "").split()[-1:]
 
 
+# An amount given as a share of another line's: "about ¾ the weight of Mozzarella cheese as
+# the tomato", "twice the volume of water as rice" (the food after "of", the other after "as").
+RELATIVE_AMOUNT = re.compile(r"(?i)\bthe\s+(?:weight|amount|volume)\s+of\s+(?P<food>[a-z][a-z -]*?)"
+                             r"\s+as\s+(?:the\s+)?(?P<other>[a-z][a-z -]*[a-z])")
+
+
 # Sugars are part of carbohydrate: a recipe's sugar may pass its carbohydrate by rounding
 # (5 % and half a gram per 100 g), not more.
 SUGAR_OVER_CARBOHYDRATE = 1.05
@@ -594,6 +600,7 @@ class Resolver:
         """Resolve a recipe and decide whether it is kept (and flagged for review)."""
         items = [self.ingredient(line) for line in record.ingredients]
         counted_earlier(items)
+        self._relative_amounts(items)
         category = food_category(record, self.rules)
         exclusion = self._exclusion(items) or self._frying_bath(record, items)
         nutrition, flags = None, []
@@ -609,6 +616,24 @@ class Resolver:
         return ResolvedRecipe(record=record, ingredients=items, food_category=category,
                               kept=exclusion is None, exclusion=exclusion, flags=flags,
                               nutrition=nutrition)
+
+    def _relative_amounts(self, items: list[ResolvedIngredient]) -> None:
+        """A line weighed against another ("about ¾ the weight of mozzarella as the tomato")
+        is its own food (the one after "of"), at that share of the other line's grams."""
+        for item in items:
+            found = RELATIVE_AMOUNT.search(item.line)
+            if not found or item.quantity is None:
+                continue
+            other = next((o for o in items if o is not item and o.grams and o.food and
+                          o.food.split()[-1] in found.group("other").split()), None)
+            own = self.ingredient(f"100 g {found.group('food')}")
+            if other is None or own.ndb_no is None:
+                continue
+            item.food, item.ndb_no = own.food, own.ndb_no
+            item.sr28_description, item.problem = own.sr28_description, None
+            item.grams = round(item.quantity * (other.grams or 0.0), 3)
+            item.grams_method = f"{item.quantity:g} x the weight of {other.line!r}"
+            item.rules = [*item.rules, "relative_amount"]
 
     def _exclusion(self, items: list[ResolvedIngredient]) -> str | None:
         """Why a recipe cannot be resolved reliably, or None.
