@@ -176,3 +176,13 @@ def test_the_medium_a_food_is_packed_in_is_not_the_food(vocab, description, grou
 def test_a_syrup_pack_keeps_its_added_sugar_reading(vocab):
     entry = vocab.lookup(None, "Peaches, canned, heavy syrup pack, solids and liquids", "0900")
     assert entry.canonical == "peaches" and "added_sugars" in entry.concepts
+
+
+def test_what_sr28_says_an_entry_also_covers_does_not_name_it() -> None:
+    from nutrireason.fam.vocabulary import Vocabulary
+
+    vocabulary = Vocabulary.load()
+    # "(includes soft bread crumbs)": the entry is white bread, and a rationale says so
+    entry = vocabulary.lookup("18069", "Bread, white, commercially prepared (includes soft "
+                              "bread crumbs)", "1800")
+    assert entry.canonical == "white bread"

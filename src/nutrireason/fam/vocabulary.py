@@ -101,6 +101,9 @@ def _pattern(text: str) -> re.Pattern[str]:
 PACKING_MEDIUM = re.compile(r"(?i),?\s*(?:packed in|canned in|in)\s+(?:[a-z]+\s+){0,2}"
                             r"(?:juices?|water|oil|brine)\b(?:[^,]*)|"
                             r",?\s*(?:[a-z]+\s+){0,2}(?:juice|water|oil) pack\b")
+# What SR28 says an entry also covers ("Bread, white, commercially prepared (includes soft
+# bread crumbs)") is not what it is: white bread is no "bread crumbs".
+INCLUDES = re.compile(r"(?i)\s*\((?:includes?|including)\b[^)]*\)")
 
 
 @dataclass(frozen=True)
@@ -255,7 +258,7 @@ class Vocabulary:
 
     def _scan(self, ndb_no: str | None, description: str | None,
               group_code: str | None) -> Entry:
-        text = PACKING_MEDIUM.sub("", description or "")
+        text = INCLUDES.sub("", PACKING_MEDIUM.sub("", description or ""))
         canonical: str | None = None
         concepts: set[str] = set()
         labels: list[str] = []
