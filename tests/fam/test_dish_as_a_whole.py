@@ -71,6 +71,8 @@ def test_the_dish_kind_comes_from_the_head_noun_and_the_category(title, category
     ("½ cups red or dry white wine", True),  # "red" shares the noun after the "or"
     ("2 tbsp red or white wine vinegar", False),  # a vinegar either way
     ("1 cup chicken broth or white wine", False),  # the first food is the broth
+    ("1 cup wine, red or white", True),  # the comma comes first: "or" is a later choice
+    ("1 cup water, rum or brandy", False),  # ... so "water" takes no noun from after it
 ])
 def test_alcohol_is_read_from_the_line(line, alcoholic):
     assert alcoholic_line(line) is alcoholic

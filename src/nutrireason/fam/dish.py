@@ -201,12 +201,14 @@ def first_food(line: str) -> str:
     """The line up to its first comma or "or"; a lone word before "or" shares the noun of the
     alternative after it ("½ cup red or dry white wine" is red wine, "2 tbsp red or white wine
     vinegar" red vinegar)."""
-    parts = _FIRST_FOOD.split(line, maxsplit=1)
-    first = parts[0]
+    split = _FIRST_FOOD.search(line)
+    if split is None:
+        return line
+    first = line[:split.start()]
     words = re.findall(r"[A-Za-z][\w'-]*", first)
     food = [w for w in words if w.lower() not in _MEASURE_WORDS]
-    if len(parts) > 1 and len(food) == 1 and re.search(r"(?i)\s\bor\b\s", line):
-        after = re.findall(r"[A-Za-z][\w'-]*", parts[1].split(",")[0])
+    if split.group().strip().lower() == "or" and len(food) == 1:
+        after = re.findall(r"[A-Za-z][\w'-]*", line[split.end():].split(",")[0])
         if len(after) > 1:
             first = f"{first} {after[-1]}"
     return first
@@ -399,8 +401,9 @@ def absent_foods(title: str, instructions: Iterable[str], lines: Iterable[str],
                  if not _ASIDE.search(part)]
     named = _NAMED_NOT.sub(" ", " ".join([title, *sentences]))
     absent = []
+    concepts = set(concepts)
     for pattern, holders in NAMED_FOODS.values():
-        if pattern.search(held) or holders & set(concepts):
+        if pattern.search(held) or holders & concepts:
             continue
         found = next((m.group(1).lower() for m in pattern.finditer(named)
                       if m.group(1).lower() not in made), None)
