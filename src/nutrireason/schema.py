@@ -234,7 +234,9 @@ class TaskSpec:
 
     ``name`` is what records carry (``meta.task``); ``option`` what ``--task`` takes; ``file``
     the item file's name inside a build (``{level}`` is replaced by the level); ``scorer`` the
-    key of the metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings.
+    key of the metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings;
+    ``clusters`` the meta keys whose value groups samples that are not independent (NGQA: the
+    user, or the food; FAM-Bench: the recipe, or a ranking item's dish set), default first.
     The report's layout of the task comes from here too: its paper-table ``columns`` under
     ``table_title``; ``headline``, the metric a task is compared on across inputs (headed
     ``headline_label``) and against ``human_paper``, the paper's human baseline; ``shown``, the
@@ -255,6 +257,9 @@ class TaskSpec:
     headline_label: str = ""
     human_paper: float | None = None
     shown: tuple[tuple[str, str], ...] = ()
+    # The record meta keys that name the unit a task's samples cluster in (the first is the
+    # default of `score`), for clustered intervals, `compare` and `power`.
+    clusters: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -70,10 +70,16 @@ def scored(tmp_path_factory):
     return tmp / "run", scores
 
 
+DESIGN_KEYS = {"naive_low", "naive_high", "design_effect"}
+MEAN_KEYS = {"se", "naive_se"}  # only for metrics that are means of per-sample values
+
+
 def check_metric(m: dict) -> None:
-    assert set(m) == {"value", "low", "high"}
-    assert all(isinstance(v, float) for v in m.values())
+    assert set(m) - MEAN_KEYS == {"value", "low", "high"} | DESIGN_KEYS
+    assert all(isinstance(v, float) for k, v in m.items() if k != "design_effect")
     assert m["low"] <= m["value"] <= m["high"]
+    assert m["naive_low"] <= m["value"] <= m["naive_high"]
+    assert m["design_effect"] is None or m["design_effect"] >= 0
 
 
 def test_metrics_json_matches_the_schema(scored):
@@ -89,7 +95,9 @@ def test_metrics_json_matches_the_schema(scored):
              "text_generation": {"rouge1", "rouge2", "rougeL", "bleu", "unparseable_rate"}}
     for g in data["groups"]:
         assert set(g) == {"method", "model", "task", "level", "n", "errors", "error_rate",
-                          "metrics", "efficiency", "retrieval", "method_stats", "reading"}
+                          "clusters", "metrics", "efficiency", "retrieval", "method_stats",
+                          "reading"}
+        assert g["clusters"]["by"] == "user_id" and 1 <= g["clusters"]["count"] <= g["n"]
         assert set(g["reading"]) == {"truncated_rate", "refusal_rate", "hedge_rate", "rules",
                                      "reasons", "reasoning_tokens"}
         assert sum(g["reading"]["rules"].values()) == g["n"]

@@ -60,7 +60,8 @@ def ngqa_spec() -> BenchmarkSpec:
     tasks = tuple(TaskSpec(name=name, option=TASK_OPTIONS[name][0], label=TASK_OPTIONS[name][1],
                            file=f"{{level}}/{name}.jsonl", scorer=name,
                            aliases=TASK_OPTIONS[name][2], item_model=NgqaItem,
-                           columns=COLUMNS[name], shown=SHOWN.get(name, ()))
+                           columns=COLUMNS[name], shown=SHOWN.get(name, ()),
+                           clusters=("user_id", "food_id"))
                   for name in type(config.questions).model_fields)
     tags = tuple(f"{d}_{n}" for n in config.answer_order for d in ("low", "high"))
     return BenchmarkSpec(

@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from nutrireason.errors import DataError, MissingDependency, NutriReasonError
+from nutrireason.scoring import stats as S
+from nutrireason.scoring.stats import resampled_sums
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
-CHUNK_ELEMENTS = 4_000_000  # bootstrap weights held in memory at once
 
 Finish = Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]]
 
@@ -462,38 +463,67 @@ def retrieval_metrics(retrieved: Sequence[Sequence[Sequence[str]]],
 # --------------------------------------------------------------------------- bootstrap
 
 
-def resampled_sums(stats: np.ndarray, resamples: int,
-                   rng: np.random.Generator) -> np.ndarray:
-    """Column sums of ``resamples`` bootstrap resamples of the rows of ``stats``: (B, k)."""
-    n, k = stats.shape
-    out = np.empty((resamples, k))
-    step = max(1, CHUNK_ELEMENTS // max(n, 1))
-    offsets = np.arange(step)[:, None] * n
-    values = np.asarray(stats, dtype=np.float64)
-    for start in range(0, resamples, step):
-        b = min(step, resamples - start)
-        idx = rng.integers(0, n, size=(b, n)) + offsets[:b]
-        # Resample counts are small integers: float32 holds them exactly and halves the copy.
-        weights = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float32)
-        out[start:start + b] = weights @ values
-    return out
-
-
-def with_ci(table: Table, resamples: int = 1000, seed: int = 0,
-            level: float = 0.95) -> dict[str, dict[str, float]]:
-    """``{metric: {"value", "low", "high"}}``: point value and percentile bootstrap interval.
-    With ``resamples=0`` (or one sample) low = high = value. Empty tables give ``{}``."""
+def with_ci(table: Table, resamples: int = 1000, seed: int = 0, level: float = 0.95,
+            clusters: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    """``{metric: {"value", "low", "high", ...}}``: point value and percentile bootstrap
+    interval. With ``clusters`` (one integer code per row, :func:`~nutrireason.scoring.stats.
+    cluster_codes`) the bootstrap resamples clusters, ``low``/``high`` are that interval and
+    each metric also carries the independent-sample ``naive_low``/``naive_high`` and its
+    ``design_effect`` (variance ratio: analytic for means, with ``se`` and ``naive_se``; from
+    the two bootstraps otherwise, None without resamples). With ``resamples=0`` (or one
+    sample) low = high = value. Empty tables give ``{}``."""
     if table.n == 0:
         return {}
+    if clusters is not None:
+        clusters = S.recode(clusters)
     point = table.point()
     if resamples <= 0 or table.n == 1:
-        return {k: {"value": v, "low": v, "high": v} for k, v in point.items()}
-    rng = np.random.default_rng(seed)
-    sums = resampled_sums(table.stats, resamples, rng)
-    boot = table.finish(sums, np.full(resamples, table.n))
-    tail = (1 - level) / 2 * 100
-    out = {}
-    for name, value in point.items():
-        low, high = np.percentile(boot[name], [tail, 100 - tail])
-        out[name] = {"value": value, "low": float(low), "high": float(high)}
+        out = {k: {"value": v, "low": v, "high": v} for k, v in point.items()}
+        boot = naive = None
+    else:
+        naive = _bootstrap(table.stats, table, resamples, seed)
+        boot = naive
+        if clusters is not None and not S.singletons(clusters):
+            boot = _bootstrap(S.cluster_rows(table.stats, clusters), table, resamples, seed)
+        out = {name: {"value": value, **_interval(boot[name], level)}
+               for name, value in point.items()}
+    if clusters is not None:
+        _add_design(out, table, clusters, naive, boot, level)
     return out
+
+
+def _bootstrap(rows: np.ndarray, table: Table, resamples: int, seed: int
+               ) -> dict[str, np.ndarray]:
+    """The metrics over bootstrap resamples of ``rows``: the table's rows, or per-cluster sums
+    with the cluster size last (then each resample's n is the sum of its clusters' sizes)."""
+    sums = resampled_sums(rows, resamples, np.random.default_rng(seed))
+    k = table.stats.shape[1]
+    n = sums[:, k] if rows.shape[1] > k else np.full(resamples, table.n)
+    return table.finish(sums[:, :k], n)
+
+
+def _interval(values: np.ndarray, level: float) -> dict[str, float]:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return {"low": float(low), "high": float(high)}
+
+
+def _add_design(out: dict[str, dict[str, Any]], table: Table, clusters: np.ndarray,
+                naive: dict[str, np.ndarray] | None, boot: dict[str, np.ndarray] | None,
+                level: float) -> None:
+    means = table.values()
+    for name, entry in out.items():
+        if naive is None:
+            entry["naive_low"], entry["naive_high"] = entry["low"], entry["high"]
+        else:
+            naive_interval = _interval(naive[name], level)
+            entry["naive_low"], entry["naive_high"] = naive_interval["low"], naive_interval["high"]
+        if name in means:
+            entry["se"] = S.clustered_se(means[name], clusters)
+            entry["naive_se"] = S.naive_se(means[name])
+            entry["design_effect"] = S.design_effect(means[name], clusters)
+        elif naive is not None and boot is not None:
+            spread = float(np.var(naive[name]))
+            entry["design_effect"] = float(np.var(boot[name])) / spread if spread > 0 else 1.0
+        else:
+            entry["design_effect"] = None

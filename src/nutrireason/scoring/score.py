@@ -55,7 +55,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,7 @@ from nutrireason.schema import (
 )
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
+from nutrireason.scoring import stats as S
 
 GROUPS_CSV = "metrics_groups.csv"
 CONDITIONS_CSV = "metrics_conditions.csv"
@@ -100,12 +101,44 @@ class Scores(dict):
 
 
 def score_run(run_dir: str | Path, bootstrap: int = 1000, seed: int = 0,
-              bertscore: bool = False, bertscore_model: str | Path | None = None) -> Scores:
+              bertscore: bool = False, bertscore_model: str | Path | None = None,
+              cluster: str | None = None) -> Scores:
     """The metrics of a run directory as the ``metrics.json`` dict, with the per-sample scores
     (nothing written; :func:`write_scores` writes both)."""
     run_dir = Path(run_dir)
     return score_records(read_records(run_dir), run=str(run_dir), bootstrap=bootstrap,
-                         seed=seed, bertscore=bertscore, bertscore_model=bertscore_model)
+                         seed=seed, bertscore=bertscore, bertscore_model=bertscore_model,
+                         cluster=cluster)
+
+
+NO_CLUSTER = "item"  # `--cluster item`: each item its own cluster (repeats of it together)
+
+
+def cluster_key(task: str, chosen: str | None = None) -> str:
+    """The meta key a task's samples cluster on: ``chosen``, else the first of its spec's
+    ``clusters``, else :data:`NO_CLUSTER`."""
+    if chosen:
+        return chosen
+    found = spec_for_task(task)
+    return found[1].clusters[0] if found and found[1].clusters else NO_CLUSTER
+
+
+def cluster_label(record: Record, key: str) -> Hashable:
+    """The cluster a record belongs to under ``key``: its meta value (a list or dict as the
+    sorted tuple of its values), or the record's item when the meta lacks it."""
+    value = record.meta.get(key) if key != NO_CLUSTER else None
+    if value is None or value == "" or value == [] or value == {}:
+        return ("item", record.item_id)
+    if isinstance(value, dict):
+        return tuple(sorted(str(v) for v in value.values()))
+    if isinstance(value, list):
+        return tuple(sorted(str(v) for v in value))
+    return str(value)
+
+
+def record_clusters(records: Sequence[Record], key: str) -> np.ndarray:
+    """The records' cluster codes under ``key`` (:func:`cluster_label`)."""
+    return S.cluster_codes([cluster_label(r, key) for r in records])
 
 
 def level_rank(level: str) -> tuple[int, str]:
@@ -132,9 +165,11 @@ def _level(record: Record) -> str:
 
 def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 1000,
                   seed: int = 0, bertscore: bool = False,
-                  bertscore_model: str | Path | None = None) -> Scores:
+                  bertscore_model: str | Path | None = None, cluster: str | None = None
+                  ) -> Scores:
     """Score records in memory (what :func:`score_run` does after reading the file): the
-    metrics.json dict, with one :class:`SampleScore` per record in ``.samples``."""
+    metrics.json dict, with one :class:`SampleScore` per record in ``.samples``. ``cluster``:
+    the meta key samples cluster on (default: each task's own, :func:`cluster_key`)."""
     bert, model_used = _bertscore(records, bertscore, bertscore_model)
     texts = [r for r in records if r.status == "ok" and scorer_of(_task(r)) == TEXT_SCORER]
     M.prime_text_pairs(M.text_pairs([r.parsed for r in texts], [r.gold for r in texts],
@@ -150,6 +185,8 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
         ok_rows = [j for j, r in enumerate(family) if r.status == "ok"]
         ok = [family[j] for j in ok_rows]
         table = _answer_table(task, ok, [bert.get(rows[j]) for j in ok_rows] if bert else None)
+        key = cluster_key(task, cluster)
+        codes = record_clusters(ok, key)
         retrieval = _retrieval(ok)
         for i, score in zip(rows, _sample_scores(task, family, ok_rows, table, retrieval),
                             strict=True):
@@ -162,25 +199,29 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
             members = levels[level]
             scored = np.array([ok_index[j] for j in members if j in ok_index], dtype=int)
             groups.append(_group(method, model, task, level, [family[j] for j in members],
-                                 table.subset(scored), retrieval, scored, bootstrap, seed))
-        for field, key in (("conditions", "condition"), ("diets", "diet")):
+                                 table.subset(scored), retrieval, scored, bootstrap, seed,
+                                 (key, codes)))
+        for field, kind in (("conditions", "condition"), ("diets", "diet")):
             by_value: dict[str, list[int]] = defaultdict(list)
             for k, record in enumerate(ok):
                 for value in dict.fromkeys(record.meta.get(field) or []):
                     by_value[str(value)].append(k)
             for value in sorted(by_value):
-                sub = table.subset(np.array(by_value[value], dtype=int))
-                breakdowns[key].append({"method": method, "model": model, "task": task,
-                                        key: value, "n": sub.n,
-                                        "metrics": M.with_ci(sub, bootstrap, seed)})
+                chosen = np.array(by_value[value], dtype=int)
+                sub = table.subset(chosen)
+                breakdowns[kind].append({"method": method, "model": model, "task": task,
+                                         kind: value, "n": sub.n,
+                                         "metrics": M.with_ci(sub, bootstrap, seed,
+                                                              clusters=codes[chosen])})
     data: dict[str, Any] = {"run": run, "records": len(records), "bertscore_model": model_used,
                             "groups": groups, "breakdowns": breakdowns}
-    pools = _pools(records, bootstrap, seed)
+    pools = _pools(records, bootstrap, seed, cluster)
     if pools:
         data["pools"] = pools
     extracted = with_extractor(records)
     if extracted is not None:
-        alternate = score_records(extracted, run=run, bootstrap=bootstrap, seed=seed)
+        alternate = score_records(extracted, run=run, bootstrap=bootstrap, seed=seed,
+                                  cluster=cluster)
         read = Counter((r.method, r.model, _task(r), _level(r)) for r in extracted
                        if r.extra.get("read_by_extractor"))
         data["with_extractor"] = [
@@ -241,43 +282,53 @@ def _sample_scores(task: str, family: list[Record], ok_rows: list[int], table: M
     return out
 
 
-def _pools(records: Sequence[Record], bootstrap: int, seed: int) -> list[dict[str, Any]]:
+def _pools(records: Sequence[Record], bootstrap: int, seed: int,
+           cluster: str | None = None) -> list[dict[str, Any]]:
     """FAM-Bench Table 1's common pool per (model, task) over the run's text-input prompting
-    modes: the pool size and each mode's metrics (with intervals) on the pooled items."""
+    modes: the pool size and each mode's metrics (with clustered intervals) on the pooled
+    items."""
     answers: dict[tuple[str, str], dict[str, dict[str, fam_metrics.Answer]]] = \
         defaultdict(lambda: defaultdict(dict))
+    labels: dict[str, Hashable] = {}
     for record in records:
         task = _task(record)
         if scorer_of(task) in POOL_SCORERS and fam_metrics.pooled_method(record.method):
             ok = record.status == "ok" and record.parse_ok
             answers[(record.model, task)][record.method][record.item_id] = (
                 record.parsed, record.gold, ok)
+            labels[record.item_id] = cluster_label(record, cluster_key(task, cluster))
     pools = []
     for (model, task), by_method in sorted(answers.items()):
         ids = fam_metrics.common_pool(task, by_method)
+        codes = S.cluster_codes([labels[i] for i in ids])
         pools.append({"model": model, "task": task, "methods": sorted(by_method),
                       "n": len(ids),
                       "metrics": {method: M.with_ci(fam_metrics.pool_table(task, found, ids),
-                                                    bootstrap, seed)
+                                                    bootstrap, seed, clusters=codes)
                                   for method, found in sorted(by_method.items())}})
     return pools
 
 
 def _group(method: str, model: str, task: str, level: str, members: list[Record],
            table: M.Table, retrieval: tuple[M.Table, np.ndarray] | None, scored: np.ndarray,
-           bootstrap: int, seed: int) -> dict[str, Any]:
+           bootstrap: int, seed: int, clusters: tuple[str, np.ndarray]) -> dict[str, Any]:
     errors = sum(r.status == "error" for r in members)
+    key, codes = clusters  # codes: per ok record of the family
     retrieval_metrics = None
     if retrieval is not None:
         rtable, positions = retrieval  # positions: index among ok records, or -1
         keep = np.flatnonzero(np.isin(positions, scored))
         if keep.size:
-            retrieval_metrics = M.with_ci(rtable.subset(keep), bootstrap, seed)
+            retrieval_metrics = M.with_ci(rtable.subset(keep), bootstrap, seed,
+                                          clusters=codes[positions[keep]])
     total = len(members)
+    mine = codes[scored]
     return {
         "method": method, "model": model, "task": task, "level": level,
         "n": table.n, "errors": errors, "error_rate": errors / total if total else 0.0,
-        "metrics": M.with_ci(table, bootstrap, seed),
+        "clusters": {"by": key, "count": len(np.unique(mine)),
+                     "largest": int(np.bincount(mine).max()) if mine.size else 0},
+        "metrics": M.with_ci(table, bootstrap, seed, clusters=mine),
         "efficiency": _efficiency(members),
         "retrieval": retrieval_metrics,
         "method_stats": _method_stats(members),
