@@ -19,6 +19,7 @@ from nutrireason import interop
 from nutrireason.errors import NutriReasonError
 from nutrireason.options import command_parameters
 from nutrireason.pipeline import review, stages
+from nutrireason.pipeline.compare import CompareRequest, PowerRequest
 from nutrireason.pipeline.demo import DemoRequest
 from nutrireason.pipeline.files import RunRequest
 from nutrireason.pipeline.human import HumanSession
@@ -245,6 +246,34 @@ def score_command(request: ScoreRequest) -> None:
                       f"{run_dir / 'metrics.json'}")
         if text:
             note(text)
+
+
+@command("compare", CompareRequest)
+def compare_command(request: CompareRequest) -> None:
+    """Is A better than B? Paired differences per group (pairs on item id), clustered
+    bootstrap intervals, exact or clustered McNemar for 0/1 metrics, Holm across groups."""
+    from nutrireason.pipeline.compare import as_json
+    from nutrireason.pipeline.show import print_comparison
+
+    result = request.run()
+    if request.as_json:
+        typer.echo(as_json(result))
+    else:
+        print_comparison(result)
+
+
+@command("power", PowerRequest)
+def power_command(request: PowerRequest) -> None:
+    """How many items (and clusters) a comparison needs to detect a difference, from a run's
+    own variance and clusters, two runs' paired differences, or a baseline rate."""
+    from nutrireason.pipeline.compare import as_json
+    from nutrireason.pipeline.show import print_power
+
+    result = request.run()
+    if request.as_json:
+        typer.echo(as_json(result))
+    else:
+        print_power(result)
 
 
 @command("report", ReportRequest)

@@ -20,10 +20,14 @@ class ScoreRequest:
     bootstrap: int = setting("Bootstrap resamples for 95 % CIs.", 1000, min=0)
     bertscore: bool = setting("BERTScore text answers (extra `bertscore`).", False)
     bertscore_model: Path | None = setting("BERTScore model (default: MiniLM).")
+    cluster: str | None = setting(
+        "The meta key samples cluster on for the intervals (user_id, food_id, recipe_id, "
+        "recipe_ids; `item`: each item alone; default: each task's own).")
 
     def runs(self) -> Iterator[tuple[Path, dict[str, Any], float, str | None]]:
         """:func:`score_runs` with these settings."""
-        return score_runs(self.run_dirs, self.bootstrap, self.bertscore, self.bertscore_model)
+        return score_runs(self.run_dirs, self.bootstrap, self.bertscore, self.bertscore_model,
+                          self.cluster)
 
 
 @dataclass
@@ -46,7 +50,7 @@ class ReportRequest:
 
 
 def score_runs(run_dirs: list[Path], bootstrap: int = 1000, bertscore: bool = False,
-               bertscore_model: Path | None = None
+               bertscore_model: Path | None = None, cluster: str | None = None
                ) -> Iterator[tuple[Path, dict[str, Any], float, str | None]]:
     """Score each run (``metrics.json``, ``scores.jsonl`` and the CSV tables written); yield
     (run, metrics, seconds, a note on the run's status or None)."""
@@ -61,7 +65,7 @@ def score_runs(run_dirs: list[Path], bootstrap: int = 1000, bertscore: bool = Fa
     for run_dir in run_dirs:
         started = time.perf_counter()
         scores = score_run(run_dir, bootstrap=bootstrap, bertscore=bertscore,
-                           bertscore_model=bertscore_model)
+                           bertscore_model=bertscore_model, cluster=cluster)
         write_scores(run_dir, scores)
         note = status_note(run_dir, read_manifest(run_dir) if run_dir.is_dir() else None)
         yield run_dir, scores, time.perf_counter() - started, note

@@ -379,6 +379,61 @@ def run_summary_json(summary: Any, exit_code: int) -> str:
     return json.dumps(data, sort_keys=True)
 
 
+def _group_name(row: dict[str, Any], keys: list[str]) -> str:
+    return " / ".join(str(row.get(key) or "-") for key in keys)
+
+
+def print_comparison(result: dict[str, Any]) -> None:
+    """``compare``: one row per group (difference A - B, interval, Holm p, verdict)."""
+    for side in ("a", "b"):
+        console.print(f"{side.upper()}: {result[side]['run']} "
+                      f"({'; '.join(result[side]['arms'])})", markup=False, highlight=False,
+                      soft_wrap=True)
+    table = Table(title=f"A - B per {', '.join(result['by'])}", title_justify="left")
+    for header in (" / ".join(result["by"]), "metric", "n (clusters)", "A", "B", "A - B",
+                   f"{1 - result['alpha']:.0%} interval", "p (Holm)", "verdict"):
+        table.add_column(header, justify="right" if header[0] in "nABp9" else "left")
+    for row in result["groups"]:
+        table.add_row(_group_name(row, result["by"]), row["metric"],
+                      f"{row['n']:,} ({row['clusters']:,})", f"{row['mean_a']:.3f}",
+                      f"{row['mean_b']:.3f}", f"{row['difference']:+.3f}",
+                      f"{row['low']:+.3f} to {row['high']:+.3f}", f"{row['p_holm']:.3g}",
+                      row["verdict"])
+    console.print(table)
+    tests = sorted({row["test"] for row in result["groups"]})
+    console.print(f"{result['paired']:,} items paired; {result['only_a']:,} only in A, "
+                  f"{result['only_b']:,} only in B; errors not compared: A "
+                  f"{result['a']['errors']:,}, B {result['b']['errors']:,}. Intervals: paired "
+                  f"cluster bootstrap; p: {', '.join(tests)}, Holm over "
+                  f"{len(result['groups'])} groups.", highlight=False, soft_wrap=True)
+
+
+def print_power(result: dict[str, Any]) -> None:
+    """``power``: items (and clusters) needed per group, and the difference each detects."""
+    rows = result["rows"]
+    table = Table(title=f"Detecting {result['difference']:g} with power {result['power']:g} "
+                  f"at two-sided {result['alpha']:g}", title_justify="left")
+    if "baseline" in rows[0]:
+        for header in ("baseline", "variance", "design effect", "items needed"):
+            table.add_column(header, justify="right")
+        for row in rows:
+            table.add_row(f"{row['baseline']:g}", f"{row['variance']:.4f}",
+                          f"{row['design_effect']:.2f}", f"{row['required_items']:,}")
+        console.print(table)
+        return
+    keys = [k for k in ("task", "level", "condition", "diet", "method", "model") if k in rows[0]]
+    for header in (" / ".join(keys), "metric", "n (clusters)", "variance", "design effect",
+                   "items needed", "clusters needed", "detectable at n"):
+        table.add_column(header, justify="left" if header in (" / ".join(keys), "metric")
+                         else "right")
+    for row in rows:
+        table.add_row(_group_name(row, keys), row["metric"],
+                      f"{row['n']:,} ({row['clusters']:,})", f"{row['variance']:.4f}",
+                      f"{row['design_effect']:.2f}", f"{row['required_items']:,}",
+                      f"{row['required_clusters']:,}", f"{row['detectable']:.3f}")
+    console.print(table)
+
+
 def note(text: str, colour: str = "yellow", label: str = "note") -> None:
     """One coloured line on stderr (``note: ...``, ``error: ...``), markup escaped."""
     from rich.markup import escape

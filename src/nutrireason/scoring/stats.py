@@ -130,6 +130,8 @@ class PairedResult:
     test: str
     a_only_right: int | None = None  # 0/1 metrics: discordant pairs each way
     b_only_right: int | None = None
+    corrected_low: float | None = None  # at ``corrected_level`` (a multiplicity correction)
+    corrected_high: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -168,10 +170,13 @@ def bootstrap_means(values: np.ndarray, codes: np.ndarray, resamples: int,
 
 
 def paired_test(a: np.ndarray, b: np.ndarray, codes: np.ndarray, resamples: int = 2000,
-                seed: int = 0, level: float = 1 - ALPHA) -> PairedResult:
+                seed: int = 0, level: float = 1 - ALPHA,
+                corrected_level: float | None = None) -> PairedResult:
     """Arm A against arm B on the same samples (row i of ``a`` and ``b`` is one sample, in
     cluster ``codes[i]``): the mean difference, its paired cluster bootstrap percentile
-    interval at ``level`` and a two-sided p-value (see the module notes for the test)."""
+    interval at ``level`` (and at ``corrected_level``, from the same resamples) and a
+    two-sided p-value (see the module notes for the test)."""
+    codes = recode(codes)
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     difference = a - b
@@ -185,8 +190,11 @@ def paired_test(a: np.ndarray, b: np.ndarray, codes: np.ndarray, resamples: int 
     boot = None
     if resamples > 0 and result.clusters > 1:
         boot = bootstrap_means(difference, codes, resamples, np.random.default_rng(seed))
-        tail = (1 - level) / 2 * 100
-        result.low, result.high = (float(x) for x in np.percentile(boot, [tail, 100 - tail]))
+        result.low, result.high = _percentiles(boot, level)
+        if corrected_level is not None:
+            result.corrected_low, result.corrected_high = _percentiles(boot, corrected_level)
+    elif corrected_level is not None:
+        result.corrected_low, result.corrected_high = result.low, result.high
     if is_binary(a) and is_binary(b):
         result.a_only_right = int(np.sum(difference > 0))
         result.b_only_right = int(np.sum(difference < 0))
@@ -201,6 +209,12 @@ def paired_test(a: np.ndarray, b: np.ndarray, codes: np.ndarray, resamples: int 
         result.p_value = float((1 + extreme) / (1 + boot.size))
         result.test = "paired_bootstrap"
     return result
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
