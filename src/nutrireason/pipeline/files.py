@@ -183,6 +183,9 @@ class RunRequest:
         "`nutrireason merge` joins the shards' folders.")
     seed: int | None = setting("Sampling seed sent to the model.")
     temperature: float = setting("Sampling temperature.", 0.0)
+    repeats: int = setting("Answers per item, method and model (needs --temperature above "
+                           "0); `score` clusters an item's repeats and reports how often "
+                           "they agree.", 1, min=1)
     max_tokens: int = setting("Output token budget.", 512, min=1)
     json_mode: bool = setting("Ask for a JSON object answer.", False)
     cache: bool = setting("Reuse cached responses.", True)
@@ -237,4 +240,4 @@ def plan_run(request: RunRequest, progress: bool) -> Any:
                      concurrency=r.concurrency, limit=r.limit, offset=r.offset, cache=r.cache,
                      retry_errors=r.retry_errors, shard=Shard.parse(r.shard) if r.shard else None,
                      progress=progress, check_items=r.benchmark in benchmark_names(),
-                     extractor=r.extractor, images=images)
+                     extractor=r.extractor, images=images, repeats=r.repeats)

@@ -122,6 +122,14 @@ class RunConfig:
     # item's `images_root` is replaced by it (None: no item may show an image): a benchmark
     # file never chooses which files are sent to a model
     images: Path | None = None
+    # answers per (item, method, model): K > 1 samples each K times (temperature > 0);
+    # the repeats after the first are keyed ``<key>::r2`` ... and carry ``extra.repeat``
+    repeats: int = 1
+
+
+def repeat_key(key: str, repeat: int) -> str:
+    """The record key of the ``repeat``-th answer (0-based; the first keeps the plain key)."""
+    return key if repeat == 0 else f"{key}::r{repeat + 1}"
 
 
 @dataclass
@@ -169,15 +177,18 @@ class Task:
     settings: dict[str, Any] = field(default_factory=dict)  # what the backend is sent
     problem: DataError | None = None  # why the item does not fit its task's item model
     extractor: tuple[str, Backend] | None = None  # (spec, backend) of --extractor
+    repeat: int = 0  # which of the run's repeats (0-based)
 
 
 class CallProxy:
     """What a method sees as its backend: adds the cache, retries and per-sample accounting."""
 
-    def __init__(self, backend: Backend, cache: ResponseCache | None, policy: RetryPolicy):
+    def __init__(self, backend: Backend, cache: ResponseCache | None, policy: RetryPolicy,
+                 repeat: int = 0):
         self.backend = backend
         self.cache = cache
         self.policy = policy
+        self.repeat = repeat
         self.requests: list[ChatRequest] = []
         self.responses: list[ModelResponse] = []
         self.calls = 0
@@ -185,9 +196,12 @@ class CallProxy:
         self.cache_hits = 0
 
     async def generate(self, request: ChatRequest) -> ModelResponse:
+        request = self._for_repeat(request)
         self.requests.append(request)
         use_cache = self.cache is not None
         key = cache_key(self.backend.identity(), request) if use_cache else ""
+        if use_cache and self.repeat:
+            key = f"{key}::r{self.repeat + 1}"  # a repeat is a new draw, never the cached one
         cached = self.cache.get(key) if use_cache else None
         if cached is not None:
             self.cache_hits += 1
@@ -206,6 +220,14 @@ class CallProxy:
         self.responses.append(response)
         return response
 
+    def _for_repeat(self, request: ChatRequest) -> ChatRequest:
+        """A repeat after the first sends seed + repeat when the settings fix a seed."""
+        seed = request.settings.seed
+        if not self.repeat or seed is None:
+            return request
+        settings = request.settings.model_copy(update={"seed": seed + self.repeat})
+        return request.model_copy(update={"settings": settings})
+
 
 def run(config: RunConfig) -> RunSummary:
     """Execute (or resume) a run; blocks until done or interrupted."""
@@ -222,6 +244,7 @@ async def run_async(config: RunConfig) -> RunSummary:
     extractor = (config.extractor, get_backend(config.extractor)) if config.extractor else None
     opened = [*backends.values(), *([extractor[1]] if extractor else [])]
     try:
+        _check_repeats(config)
         for backend in backends.values():
             check_settings(backend, config.settings)
         check_target_folder(config.out, earlier=lambda folder: _own_folder(folder, config),
@@ -233,6 +256,16 @@ async def run_async(config: RunConfig) -> RunSummary:
     finally:
         for backend in opened:
             await backend.aclose()
+
+
+def _check_repeats(config: RunConfig) -> None:
+    if config.repeats < 1:
+        raise DataError(None, "repeats must be at least 1", field="--repeats",
+                        value=config.repeats)
+    if config.repeats > 1 and config.settings.temperature == 0:
+        raise DataError(None, "repeated answers need sampling: at temperature 0 every repeat "
+                              "is the same answer", field="--temperature", value=0.0,
+                        expected="a temperature above 0 with --repeats")
 
 
 def trust_images(items: list[dict[str, Any]], images: Path | None) -> None:
@@ -440,6 +473,7 @@ def _manifest(config: RunConfig, benchmark: Benchmark, methods: list[Method],
                             for spec, backend in backends.items()},
         **({"extractor": config.extractor} if config.extractor else {}),
         **({"images": str(Path(config.images).resolve())} if config.images else {}),
+        **({"repeats": config.repeats} if config.repeats > 1 else {}),
         "concurrency": config.concurrency,
         "limit": config.limit,
         "offset": config.offset,
@@ -463,9 +497,10 @@ def _plan(benchmark: Benchmark, config: RunConfig, methods: list[Method],
         for method in methods:
             for spec, backend in backends.items():
                 key = record_key(str(item["id"]), method.name, spec)
-                tasks.append(Task(item, method, backend, spec, key, where, line,
-                                  effective_settings(backend, config.settings), problem,
-                                  extractor))
+                for repeat in range(config.repeats):
+                    tasks.append(Task(item, method, backend, spec, repeat_key(key, repeat),
+                                      where, line, effective_settings(backend, config.settings),
+                                      problem, extractor, repeat))
     return tasks
 
 
@@ -532,7 +567,7 @@ def _progress(enabled: bool) -> Progress:
 
 
 async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) -> Record:
-    proxy = CallProxy(task.backend, cache, policy)
+    proxy = CallProxy(task.backend, cache, policy, task.repeat)
     started = time.perf_counter()
     base = {"key": task.key, "item_id": str(task.item["id"]), "method": task.method.name,
             "model": task.model, "gold": None, "settings": task.settings,
@@ -553,6 +588,8 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
                   "retrieved": prediction.retrieved, "extra": prediction.extra}
         if task.extractor is not None and _needs_extractor(task.item, prediction):
             prediction.extra["extractor"] = await _extract(task, proxy, cache, policy)
+    if task.repeat:
+        fields["extra"] = {**(fields.get("extra") or {}), "repeat": task.repeat}
     return Record(**base, **fields, **_accounting(proxy), wall_s=time.perf_counter() - started,
                   finished_at=time.time())
 

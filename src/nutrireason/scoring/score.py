@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from functools import cache
@@ -323,7 +324,8 @@ def _group(method: str, model: str, task: str, level: str, members: list[Record]
                                           clusters=codes[positions[keep]])
     total = len(members)
     mine = codes[scored]
-    return {
+    repeats = repeat_agreement(members)
+    return ({"repeats": repeats} if repeats else {}) | {
         "method": method, "model": model, "task": task, "level": level,
         "n": table.n, "errors": errors, "error_rate": errors / total if total else 0.0,
         "clusters": {"by": key, "count": len(np.unique(mine)),
@@ -334,6 +336,23 @@ def _group(method: str, model: str, task: str, level: str, members: list[Record]
         "method_stats": _method_stats(members),
         "reading": reading_stats(members),
     }
+
+
+def repeat_agreement(members: Sequence[Record]) -> dict[str, Any] | None:
+    """How an item's repeated answers (``run --repeats``) agree, over the answered records:
+    the items answered more than once, the mean answers per such item, and the share of them
+    whose answers are all the same (read answers, an unreadable one as its own value); None
+    when no item was answered twice."""
+    answers: dict[str, list[str]] = defaultdict(list)
+    for record in members:
+        if record.status == "ok":
+            answers[record.item_id].append(json.dumps(
+                record.parsed if record.parse_ok else None, sort_keys=True, default=str))
+    repeated = [found for found in answers.values() if len(found) > 1]
+    if not repeated:
+        return None
+    return {"items": len(repeated), "answers_per_item": float(np.mean([len(f) for f in repeated])),
+            "agreement": float(np.mean([len(set(f)) == 1 for f in repeated]))}
 
 
 READING_RATES = ("truncated_rate", "refusal_rate", "hedge_rate")
