@@ -36,6 +36,8 @@ EXPECTED_COMMANDS = {
     ("fam", "propose"),
     ("fam", "stats"),
     ("report",),
+    ("compare",),
+    ("power",),
     ("export",),
     ("export", "hf"),
     ("export", "lm-eval"),
