@@ -364,3 +364,12 @@ def test_required_items_gives_the_nominal_power_for_clusters():
         assert result.test == "mcnemar_clustered"
         hits += result.p_value < 0.05
     assert hits / 400 == pytest.approx(0.80, abs=0.08)
+
+
+def test_codes_with_gaps_count_their_clusters():
+    """A subset's raw codes (gaps) give statsmodels' SE: G is the number of distinct codes."""
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    codes = np.array([5, 5, 9, 9, 12])
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    assert S.clustered_se(y, codes) == pytest.approx(fit.bse[0])
+    assert S.singletons(np.array([3, 7])) and S.cluster_count(codes) == 3

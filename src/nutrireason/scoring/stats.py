@@ -48,7 +48,8 @@ def recode(codes: np.ndarray) -> np.ndarray:
 
 
 def cluster_count(codes: np.ndarray) -> int:
-    return int(codes.max()) + 1 if codes.size else 0
+    """The number of distinct clusters (codes may have gaps)."""
+    return int(np.unique(codes).size)
 
 
 def singletons(codes: np.ndarray) -> bool:
@@ -58,6 +59,7 @@ def singletons(codes: np.ndarray) -> bool:
 
 def cluster_rows(stats: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``(C, k + 1)``: the column sums of ``stats`` within each cluster, then its size."""
+    codes = recode(codes)
     count = cluster_count(codes)
     out = np.empty((count, stats.shape[1] + 1))
     for column in range(stats.shape[1]):
@@ -78,6 +80,7 @@ def clustered_se(values: np.ndarray, codes: np.ndarray) -> float:
     """Cluster-robust standard error of the mean of ``values`` (statsmodels' ``cluster``
     covariance for OLS on a constant: ``G / (G - 1) * sum_g (sum_i e_i)^2 / n^2``)."""
     values = np.asarray(values, dtype=float)
+    codes = recode(codes)
     n = values.size
     groups = cluster_count(codes)
     if n < 2 or groups < 2:
@@ -153,7 +156,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 def mcnemar_clustered(discordance: np.ndarray, codes: np.ndarray) -> float:
     """Clustered McNemar (Durkalski et al.): ``(sum_g d_g)^2 / sum_g d_g^2`` against chi-square
     with one degree of freedom, ``d_g`` the per-cluster count of A-only minus B-only right."""
-    per_cluster = np.bincount(codes, weights=discordance, minlength=cluster_count(codes))
+    per_cluster = np.bincount(recode(codes), weights=discordance)
     denominator = float(np.sum(per_cluster ** 2))
     if denominator == 0:
         return 1.0
