@@ -156,7 +156,28 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     radar = plots.fam_radar_plot(tables.fam_condition_frame(metrics), out)
     if radar is not None:
         figures.append(radar)
+    figures += _statistics(runs, built, out)
     return html.write_html(runs, built, figures, out / "report.html", warnings=overlaps)
+
+
+def _statistics(runs: list[RunData], built: dict[str, Any], out: Path) -> list[Any]:
+    """The detectable-difference table, and the comparison table and forest plot when two
+    arms share items; written beside the other tables."""
+    from nutrireason.report import plots, tables
+    from nutrireason.scoring.compare import arm_comparisons, samples_of
+
+    extra = {}
+    detectable = tables.detectable_table([run.metrics for run in runs])
+    if detectable is not None:
+        extra["detectable"] = detectable
+    comparison = arm_comparisons([samples_of(run.path, run.records, run.scores)
+                                  for run in runs])
+    if comparison is not None:
+        extra["comparison"] = tables.comparison_table(comparison)
+    tables.write_tables(extra, out)
+    built.update(extra)
+    forest = plots.forest_plot(comparison, out)
+    return [forest] if forest is not None else []
 
 
 def _overlaps(runs: list[RunData], keep_last: bool) -> list[str]:

@@ -247,8 +247,9 @@ def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[P
                "records": run.metrics.get("records", len(run.records)),
                "bertscore_model": run.metrics.get("bertscore_model")} for run in runs],
         tables=tables, task_labels={**TASK_LABELS, **FAM_TASK_LABELS},
-        plots=[_figure(p) for p in plots if p.section != "fam"],
+        plots=[_figure(p) for p in plots if p.section not in ("fam", "stats")],
         fam_plots=[_figure(p) for p in plots if p.section == "fam"],
+        stats_plots=[_figure(p) for p in plots if p.section == "stats"],
         bert_models=bert_models, total=len(data["samples"]), filters=filters(data),
         samples_json=Markup(script_json(data)), warnings=list(warnings),
     )

@@ -209,3 +209,40 @@ def fam_radar_plot(data: pd.DataFrame, out: Path) -> Plot | None:
         figure.suptitle("FAM-Bench Task 1: decision accuracy per condition")
     return _save(figure, out, "fam_radar", "FAM-Bench Task 1 decision accuracy per condition",
                  section="fam")
+
+
+def forest_figure(comparison: dict) -> Figure:
+    """Paired differences (arm - reference) per arm, task and level: a dot with its corrected
+    (simultaneous) interval as a line and the 95 % interval as a thicker one; filled where
+    Holm finds a difference."""
+    rows = comparison["groups"]
+    labels = [f"{wrap_label(row['arm'], 40)}\n{row['task']} {row['level']}".strip()
+              for row in rows]
+    y = np.arange(len(rows))
+    height = max(2.4, 0.9 + 0.42 * len(rows))
+    with matplotlib.rc_context(RC):
+        figure = Figure(figsize=(8, height), dpi=DPI, layout="constrained")
+        ax = figure.subplots()
+        ax.axvline(0, color="#888888", linewidth=1)
+        for i, row in enumerate(rows):
+            found = row["verdict"] != "no difference found"
+            color = COLORS[0] if row["difference"] >= 0 else COLORS[3]
+            ax.plot([row["corrected_low"], row["corrected_high"]], [i, i], color=color,
+                    linewidth=1.2)
+            ax.plot([row["low"], row["high"]], [i, i], color=color, linewidth=3.2)
+            ax.plot([row["difference"]], [i], "o", color=color,
+                    markerfacecolor=color if found else "white", markersize=7)
+        ax.set_yticks(y, labels)
+        ax.invert_yaxis()
+        ax.set_xlabel(f"difference from {comparison['reference']} (metric's own scale)")
+        ax.grid(axis="x", alpha=0.3)
+        figure.suptitle("Paired differences with corrected intervals")
+    return figure
+
+
+def forest_plot(comparison: dict | None, out: Path) -> Plot | None:
+    """The forest plot of :func:`forest_figure` as PNG and SVG; None without comparisons."""
+    if not comparison or not comparison.get("groups"):
+        return None
+    return _save(forest_figure(comparison), out, "comparison",
+                 "Each arm against the reference (filled: a difference after Holm)", "stats")

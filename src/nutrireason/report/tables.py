@@ -108,8 +108,8 @@ def groups_frame(metrics: Sequence[dict[str, Any]],
             for name, stat in (group.get("metrics") or {}).items():
                 row[f"metric.{name}"] = _value(stat)
                 if isinstance(stat, dict):
-                    row[f"metric.{name}.low"] = stat.get("low")
-                    row[f"metric.{name}.high"] = stat.get("high")
+                    for part in ("low", "high", "naive_low", "naive_high"):
+                        row[f"metric.{name}.{part}"] = stat.get(part)
             for name, value in (group.get("efficiency") or {}).items():
                 row[f"eff.{name}"] = value
             for name, value in (group.get("method_stats") or {}).items():
@@ -208,20 +208,23 @@ def _with_interval(group: dict[str, Any], name: str) -> str:
     return f"{value} [{_fmt(low, '{:.3f}')}, {_fmt(high, '{:.3f}')}]"
 
 
+INTERVAL_PARTS = ("low", "high", "naive_low", "naive_high")  # clustered, then independent
+
+
 def _table3_cells(group: dict[str, Any] | None, task: str, name: str
                   ) -> tuple[str, str, dict[str, Any]]:
     """One Table 3 cell: shown with its interval, shown in LaTeX, and its CSV values."""
     key = f"{task}_{name}"
     if group is None:
-        return "", "", {key: None} if name == "n" else {key: None, f"{key}_low": None,
-                                                        f"{key}_high": None}
+        return "", "", {key: None} if name == "n" else {
+            key: None, **{f"{key}_{part}": None for part in INTERVAL_PARTS}}
     if name == "n":
         count = int(_number(group.get("n")) or 0)
         return str(count), str(count), {key: count}
     return (_with_interval(group, name), _fmt(group.get(f"metric.{name}")),
             {key: _number(group.get(f"metric.{name}")),
-             f"{key}_low": _number(group.get(f"metric.{name}.low")),
-             f"{key}_high": _number(group.get(f"metric.{name}.high"))})
+             **{f"{key}_{part}": _number(group.get(f"metric.{name}.{part}"))
+                for part in INTERVAL_PARTS}})
 
 
 def table3(frame: pd.DataFrame) -> Table:
@@ -938,3 +941,85 @@ def write_tables(tables: dict[str, Table], out: Path) -> list[Path]:
         if name in LATEX_TABLES:
             written.append(write_text_atomic(out / f"{name}.tex", to_latex(table)))
     return written
+
+
+# --- comparing arms ------------------------------------------------------------------------
+
+
+def detectable_table(metrics: Sequence[dict[str, Any]]) -> Table | None:
+    """Per group of every run: its headline metric with the clustered interval, the cluster
+    count and design effect, and the minimum difference a comparison with another arm of the
+    same spread detects at this size (80 % power, two-sided 5 %); None without standard
+    errors (runs scored before clustered intervals)."""
+    from nutrireason.scoring.compare import default_metric
+    from nutrireason.scoring.stats import detectable_difference
+
+    rows, csv_rows = [], []
+    for data in metrics:
+        for group in data.get("groups") or []:
+            name = default_metric(group["task"])
+            stat = (group.get("metrics") or {}).get(name) or {}
+            if stat.get("se") is None or not group.get("n"):
+                continue
+            clusters = group.get("clusters") or {}
+            # the se of one arm's mean; a difference of two such arms has twice its variance
+            detectable = detectable_difference(2 * stat["se"] ** 2 * group["n"], group["n"])
+            record = {"task": group["task"], "level": group["level"],
+                      "method": group["method"], "model": group["model"], "metric": name,
+                      "n": group["n"], "clusters": clusters.get("count"),
+                      "cluster_by": clusters.get("by"), "value": stat["value"],
+                      "low": stat["low"], "high": stat["high"],
+                      "naive_low": stat.get("naive_low"), "naive_high": stat.get("naive_high"),
+                      "design_effect": stat.get("design_effect"), "detectable": detectable}
+            csv_rows.append(record)
+            rows.append([FAM_TASK_LABELS.get(group["task"], TASK_LABELS.get(group["task"],
+                                                                          group["task"])),
+                         group["level"], group["method"], group["model"], name,
+                         f"{group['n']:,} ({clusters.get('count', '')} by "
+                         f"{clusters.get('by', '-')})",
+                         f"{stat['value']:.3f} [{stat['low']:.3f}, {stat['high']:.3f}]",
+                         _fmt(stat.get("design_effect"), "{:.2f}"), f"{detectable:.3f}"])
+    if not rows:
+        return None
+    index = [Column("task", "Task"), Column("level", "Level"), Column("method", "Method"),
+             Column("model", "Model")]
+    columns = [Column("metric", "Metric"), Column("n", "n (clusters)"),
+               Column("value", "Value [95 % clustered interval]"),
+               Column("design_effect", "Design effect"),
+               Column("detectable", "Detectable difference")]
+    return Table(index, columns, rows, csv_frame=pd.DataFrame(csv_rows), notes=[
+        "Intervals resample the task's clusters (NGQA: the user; FAM-Bench: the recipe, or a "
+        "ranking item's dish set), so questions about one user or dish count once; the "
+        "design effect is the variance over that of independent samples; the independent "
+        "(naive) intervals are in the CSV.",
+        "Detectable difference: the smallest difference in the metric that a comparison "
+        "with another arm of the same spread on these items finds with 80 % power at a "
+        "two-sided 5 % level (`nutrireason power` for other settings)."])
+
+
+def comparison_table(comparison: dict[str, Any]) -> Table:
+    """Each arm against the reference arm per task and level (``scoring.compare.
+    arm_comparisons``): the paired difference, its 95 % and Holm-family intervals, p."""
+    rows = []
+    for row in comparison["groups"]:
+        rows.append([row["arm"], FAM_TASK_LABELS.get(row["task"], TASK_LABELS.get(
+            row["task"], row["task"])), row["level"], row["metric"],
+            f"{row['n']:,} ({row['clusters']:,})", f"{row['mean_a']:.3f}",
+            f"{row['mean_b']:.3f}", f"{row['difference']:+.3f}",
+            f"[{row['low']:+.3f}, {row['high']:+.3f}]",
+            f"[{row['corrected_low']:+.3f}, {row['corrected_high']:+.3f}]",
+            f"{row['p_holm']:.3g}", row["verdict"].replace("A better", "better").replace(
+                "B better", "worse")])
+    index = [Column("arm", "Arm"), Column("task", "Task"), Column("level", "Level")]
+    columns = [Column("metric", "Metric"), Column("n", "n (clusters)"),
+               Column("mean_a", "Arm"), Column("mean_b", "Reference"),
+               Column("difference", "Difference"), Column("interval", "95 % interval"),
+               Column("corrected", "Corrected interval"), Column("p_holm", "p (Holm)"),
+               Column("verdict", "Verdict")]
+    return Table(index, columns, rows, csv_frame=pd.DataFrame(comparison["groups"]), notes=[
+        f"Each arm minus the reference ({comparison['reference']}) on the items both "
+        "answered; intervals are paired cluster bootstrap percentiles; corrected intervals "
+        f"hold for all {len(comparison['groups'])} rows at once (Bonferroni); p is exact "
+        "McNemar (clustered McNemar when clusters hold several items) for 0/1 metrics, the "
+        "paired bootstrap otherwise, Holm-adjusted over the rows. `nutrireason compare RUN_A "
+        "RUN_B` compares any other pair."])

@@ -80,22 +80,60 @@ def load_samples(run_dir: Path, method: str | None = None, model: str | None = N
     if not run_dir.is_dir():
         raise DataError(run_dir, "no such run directory", expected="a run from `nutrireason run`")
     records = read_records(run_dir)
-    scores = load_scores(run_dir, records)
-    out = RunSamples(run_dir)
+    out = samples_of(run_dir, records, load_scores(run_dir, records), method, model)
+    if not out.values:
+        chosen = " ".join(f"{k} {v!r}" for k, v in (("method", method), ("model", model)) if v)
+        raise DataError(run_dir, f"no answered samples{' for ' + chosen if chosen else ''}")
+    return out
+
+
+def samples_of(path: Path, records: Sequence[Record], scores: dict[str, SampleScore],
+               method: str | None = None, model: str | None = None) -> RunSamples:
+    """The ok samples of ``records`` with their scores (by record key), optionally only one
+    method's or model's; errors are counted."""
+    out = RunSamples(Path(path))
     for record in records:
         if (method and record.method != method) or (model and record.model != model):
             continue
         if record.status != "ok":
             out.errors += 1
             continue
-        score: SampleScore = scores[record.key]
         key = item_key(record)
-        out.values[Arm(record.method, record.model)][key].append(score.values)
+        out.values[Arm(record.method, record.model)][key].append(scores[record.key].values)
         out.records.setdefault(key, record)
-    if not out.values:
-        chosen = " ".join(f"{k} {v!r}" for k, v in (("method", method), ("model", model)) if v)
-        raise DataError(run_dir, f"no answered samples{' for ' + chosen if chosen else ''}")
     return out
+
+
+def only_arm(samples: RunSamples, arm: Arm) -> RunSamples:
+    """The samples of one arm."""
+    out = RunSamples(samples.path, records=samples.records)
+    out.values[arm] = samples.values[arm]
+    return out
+
+
+def arm_comparisons(runs: Sequence[RunSamples], resamples: int = 1000, seed: int = 0,
+                    alpha: float = S.ALPHA, limit: int = 60) -> dict[str, Any] | None:
+    """Every arm of ``runs`` against the first (the first run's first method and model), per
+    task and level on the items both answered, Holm over all the rows: what the report's
+    comparison section shows. None when no two arms share an item. At most ``limit`` rows
+    (the arms in order; ``nutrireason compare`` does any other pair)."""
+    arms: list[tuple[Arm, RunSamples]] = []
+    for samples in runs:
+        arms += [(arm, samples) for arm in samples.arms if arm not in {a for a, _ in arms}]
+    if len(arms) < 2:
+        return None
+    (reference, home), pairs = arms[0], {}
+    for arm, samples in arms[1:]:
+        found, _ = collect_pairs(only_arm(samples, arm), only_arm(home, reference),
+                                 ("task", "level"), None, None)
+        pairs.update({(arm.label, *group): value for group, value in found.items()})
+        if len(pairs) >= limit:
+            break
+    if not pairs:
+        return None
+    chosen = dict(list(pairs.items())[:limit])
+    return {"reference": reference.label, "alpha": alpha, "groups": compare_groups(
+        chosen, ("arm", "task", "level"), resamples, seed, alpha)}
 
 
 def pair_arms(a: RunSamples, b: RunSamples) -> list[tuple[Arm, Arm]]:
