@@ -309,7 +309,9 @@ def test_radar_is_deterministic(tmp_path, fam_report):
 def test_no_radar_without_condition_breakdown(tmp_path):
     build_report([text_run(tmp_path / "run", with_conditions=False)], tmp_path / "out")
     names = {p.name for p in (tmp_path / "out").iterdir()}
-    assert names == {"fam_table1.md", "fam_table1.csv", "fam_table1.tex", "report.html"}
+    # the modes answer the same items: compared
+    assert names == {"fam_table1.md", "fam_table1.csv", "fam_table1.tex", "report.html",
+                     "comparison.md", "comparison.csv", "comparison.png", "comparison.svg"}
 
 
 # --- whole reports ---------------------------------------------------------------------------
@@ -319,7 +321,8 @@ def test_fam_only_files(fam_report):
     names = {p.name for p in fam_report.iterdir()}
     assert names == {"fam_table1.md", "fam_table1.csv", "fam_table1.tex", "fam_modality.md",
                      "fam_modality.csv", "fam_modality.tex", "fam_radar.png", "fam_radar.svg",
-                     "report.html"}
+                     "report.html", "comparison.md", "comparison.csv", "comparison.png",
+                     "comparison.svg"}
 
 
 def test_fam_only_html(fam_report):
@@ -328,7 +331,7 @@ def test_fam_only_html(fam_report):
     assert '<table id="fam_table1"' in html and '<table id="fam_modality"' in html
     assert "<td class=\"num\">77.53</td>" in html and "<td class=\"num\">+25.76</td>" in html
     assert "FAM-Bench Task 1 decision accuracy per condition" in html
-    assert html.count("<svg") == 1  # the radar, inline
+    assert html.count("<svg") == 2  # the radar and the comparison's forest plot, inline
     assert "table3" not in html and "efficiency-section" not in html
     assert "No scored groups" not in html
     assert not re.search(r">\s*(?:nan|None|NaN)\s*<", html)
@@ -365,7 +368,7 @@ def test_mixed_ngqa_and_fam(tmp_path):
     assert "| scripted/test | CoT+KI (image) | 61.25 |" in (out / "fam_table1.md").read_text()
     html = page.read_text()
     assert html.index('id="table3-section"') < html.index('id="fam-section"')
-    assert html.count("<svg") == 3  # efficiency, retrieval, radar
+    assert html.count("<svg") == 4  # efficiency, retrieval, radar, forest plot
     assert len(page_samples(page)) == 12 + 10  # samples as JSON since issue 19
 
 
@@ -376,7 +379,8 @@ def test_ngqa_only_report_unchanged(tmp_path):
     assert {p.name for p in out.iterdir()} == {
         "table3.md", "table3.csv", "table3.tex", "efficiency.md", "efficiency.csv",
         "efficiency.png", "efficiency.svg", "retrieval.md", "retrieval.csv", "retrieval.png",
-        "retrieval.svg", "report.html"}
+        "retrieval.svg", "report.html", "comparison.md", "comparison.csv", "comparison.png",
+        "comparison.svg"}
     frame = groups_frame([read_json(run / "metrics.json") for run in runs])
     assert (out / "table3.md").read_text() == to_markdown(table3(frame))
     assert fam_table1(frame) is None and fam_modality(frame) is None
