@@ -252,28 +252,18 @@ def score_command(request: ScoreRequest) -> None:
 def compare_command(request: CompareRequest) -> None:
     """Is A better than B? Paired differences per group (pairs on item id), clustered
     bootstrap intervals, exact or clustered McNemar for 0/1 metrics, Holm across groups."""
-    from nutrireason.pipeline.compare import as_json
-    from nutrireason.pipeline.show import print_comparison
+    from nutrireason.pipeline.compare import emit
 
-    result = request.run()
-    if request.as_json:
-        typer.echo(as_json(result))
-    else:
-        print_comparison(result)
+    emit(request.run(), request.as_json, "comparison")
 
 
 @command("power", PowerRequest)
 def power_command(request: PowerRequest) -> None:
     """How many items (and clusters) a comparison needs to detect a difference, from a run's
     own variance and clusters, two runs' paired differences, or a baseline rate."""
-    from nutrireason.pipeline.compare import as_json
-    from nutrireason.pipeline.show import print_power
+    from nutrireason.pipeline.compare import emit
 
-    result = request.run()
-    if request.as_json:
-        typer.echo(as_json(result))
-    else:
-        print_power(result)
+    emit(request.run(), request.as_json, "power")
 
 
 @command("report", ReportRequest)

@@ -171,6 +171,26 @@ def read_scores(path: str | Path) -> dict[str, SampleScore]:
     return scores
 
 
+def scores_for(run_dir: str | Path, records: list[Record]) -> dict[str, SampleScore]:
+    """A run's scores.jsonl by record key, checked to hold exactly one score per record."""
+    run_dir = Path(run_dir)
+    path = run_dir / SCORES_FILE
+    if not path.is_file():
+        raise DataError(path, f"no {SCORES_FILE} (runs scored before per-sample scores were "
+                              f"written lack it); run `nutrireason score {run_dir}` first")
+    scores = read_scores(path)
+    keys = {record.key for record in records}
+    missing = [record.key for record in records if record.key not in scores]
+    extra = [key for key in scores if key not in keys]
+    if missing or extra:
+        problem = f"record {missing[0]!r} has no score" if missing else \
+            f"score {extra[0]!r} has no record"
+        raise DataError(path, f"out of date with {RECORDS_FILE} ({problem}; {len(missing)} "
+                              f"unscored, {len(extra)} without a record); run "
+                              f"`nutrireason score {run_dir}` again")
+    return scores
+
+
 # --------------------------------------------------------------------------- method specs
 
 

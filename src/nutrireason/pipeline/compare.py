@@ -100,5 +100,12 @@ class PowerRequest:
         return common | {"runs": [str(r) for r in self.runs or []], "rows": rows}
 
 
-def as_json(result: dict[str, Any]) -> str:
-    return json.dumps(result, indent=2, allow_nan=False)
+def emit(result: dict[str, Any], as_json: bool, kind: str) -> None:
+    """Print ``result``: JSON on stdout for scripts, else the ``kind`` ("comparison" or
+    "power") table."""
+    from nutrireason.pipeline.show import console, print_comparison, print_power
+
+    if as_json:
+        console.out(json.dumps(result, indent=2, allow_nan=False), highlight=False)
+    else:
+        (print_comparison if kind == "comparison" else print_power)(result)

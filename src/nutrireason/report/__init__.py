@@ -34,12 +34,11 @@ from nutrireason.io import check_target_folder
 from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
     METRICS_FILE,
-    RECORDS_FILE,
     SCORES_FILE,
     Record,
     SampleScore,
     read_records,
-    read_scores,
+    scores_for,
 )
 
 _GROUP_KEYS = ("method", "model", "task", "level")
@@ -86,22 +85,7 @@ def load_metrics(run_dir: str | Path) -> dict[str, Any]:
 
 def load_scores(run_dir: str | Path, records: list[Record]) -> dict[str, SampleScore]:
     """A run's scores.jsonl by record key, checked to hold exactly one score per record."""
-    run_dir = Path(run_dir)
-    path = run_dir / SCORES_FILE
-    if not path.is_file():
-        raise DataError(path, f"no {SCORES_FILE} (runs scored before per-sample scores were "
-                              f"written lack it); run `nutrireason score {run_dir}` first")
-    scores = read_scores(path)
-    keys = {record.key for record in records}
-    missing = [record.key for record in records if record.key not in scores]
-    extra = [key for key in scores if key not in keys]
-    if missing or extra:
-        problem = f"record {missing[0]!r} has no score" if missing else \
-            f"score {extra[0]!r} has no record"
-        raise DataError(path, f"out of date with {RECORDS_FILE} ({problem}; {len(missing)} "
-                              f"unscored, {len(extra)} without a record); run "
-                              f"`nutrireason score {run_dir}` again")
-    return scores
+    return scores_for(run_dir, records)
 
 
 def load_run(run_dir: str | Path) -> RunData:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from nutrireason.errors import DataError
-from nutrireason.schema import Record, SampleScore, read_records, spec_for_task
+from nutrireason.schema import Record, SampleScore, read_records, scores_for, spec_for_task
 from nutrireason.scoring import stats as S
 from nutrireason.scoring.score import CORRECT_METRIC, cluster_key, cluster_label, scorer_of
 
@@ -74,13 +74,11 @@ def item_key(record: Record) -> tuple[str, str, str]:
 def load_samples(run_dir: Path, method: str | None = None, model: str | None = None
                  ) -> RunSamples:
     """A scored run's samples, optionally only one method's or model's."""
-    from nutrireason.report import load_scores
-
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise DataError(run_dir, "no such run directory", expected="a run from `nutrireason run`")
     records = read_records(run_dir)
-    out = samples_of(run_dir, records, load_scores(run_dir, records), method, model)
+    out = samples_of(run_dir, records, scores_for(run_dir, records), method, model)
     if not out.values:
         chosen = " ".join(f"{k} {v!r}" for k, v in (("method", method), ("model", model)) if v)
         raise DataError(run_dir, f"no answered samples{' for ' + chosen if chosen else ''}")
