@@ -17,8 +17,17 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   and the mean reasoning tokens; in ``metrics_groups.csv`` as ``reading_<name>``.
 * ``retrieval`` uses the scored records that have ``retrieved`` and a non-empty
   ``meta.signal``; it is null when there are none.
-* Every metric carries a 95 % percentile bootstrap interval (``bootstrap`` resamples, seeded);
-  with ``bootstrap=0`` low = high = value. A group with no scored sample has ``metrics: {}``.
+* Every metric carries a 95 % percentile bootstrap interval (``bootstrap`` resamples, seeded)
+  that resamples *clusters*: the task's unit from its spec (``TaskSpec.clusters``: the NGQA
+  user, a FAM-Bench recipe or a ranking item's dish set; ``cluster`` chooses another meta key,
+  ``"item"`` the item alone; a record without the key is its item's cluster, so repeats of an
+  item always go together). ``low``/``high`` are that interval, ``naive_low``/``naive_high``
+  the independent-sample one, ``design_effect`` the ratio of their variances (for means the
+  analytic one, with the cluster-robust ``se`` and ``naive_se``), and the group's
+  ``clusters`` says what it clustered on. With ``bootstrap=0`` low = high = value. A group
+  with no scored sample has ``metrics: {}``.
+* ``repeats`` (only when an item was answered more than once, ``run --repeats``): the items
+  answered several times, the mean answers per such item and the share whose answers agree.
 * Breakdowns pool levels: one row per (method, model, task, condition) and per
   (method, model, task, diet); a sample counts for every condition / diet in its meta.
 * FAM-Bench ``fam_dish`` (see :mod:`nutrireason.scoring.fam_metrics`): ``accuracy`` of the
