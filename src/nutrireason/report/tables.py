@@ -311,6 +311,9 @@ def efficiency_table(frame: pd.DataFrame) -> Table:
                  else data.drop(columns=["model"]),
                  notes=["Means per record over all levels and tasks, errors included (as in "
                         "metrics.json); n in the CSV counts the scored samples.",
+                        "The smallest difference each group can detect against another arm "
+                        "(80 % power, two-sided 5 %) is in 'Comparing models and methods' "
+                        "(detectable.csv).",
                         *tog_notes(frame)])
 
 
