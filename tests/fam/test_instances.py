@@ -274,7 +274,7 @@ def test_find_image_prefers_the_image_folder_and_never_uses_urls(tmp_path):
     local.write_bytes(b"\xff\xd8")
     assert find_image("soup", {"image": "https://example.org/soup.png"}, folder) == str(
         (folder / "soup.png").resolve())
-    with pytest.raises(DataError, match="'cake'"):  # outside the folder: refused (issue 16)
+    with pytest.raises(DataError, match="'cake'"):  # outside the folder: refused
         find_image("cake", {"image": str(local)}, folder)
     assert find_image("pie", {"image": "https://example.org/pie.png"}, folder) is None
     assert find_image("pie", {"image": None}, None) is None

@@ -1,4 +1,4 @@
-"""Data-derived paths stay inside their folder; URLs are never fetched (issue 16).
+"""Data-derived paths stay inside their folder; URLs are never fetched.
 
 A recipe's ``image`` field or its id could name a file outside the images folder of
 ``fam build --images DIR``; ``run fam --input text+image`` would then base64-encode that file into

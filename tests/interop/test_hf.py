@@ -1,4 +1,4 @@
-"""Issue 21 items 1 and 4: `export hf` gives one loadable config per (level, task) and per
+"""`export hf` gives one loadable config per (level, task) and per
 FAM-Bench task, with one explicit schema (same columns and order in JSONL and Parquet, nulls not
 missing keys) and a dataset card whose YAML parses; the graph's food nodes carry their names
 and the graph exports as GraphML."""

@@ -1,4 +1,4 @@
-"""The inspect_ai tasks (issue 21): run with inspect on a mock model, their scores equal what
+"""The inspect_ai tasks: run with inspect on a mock model, their scores equal what
 ``nutrireason run`` + ``nutrireason score`` give for the same model answers.
 
 The mock model answers from an answer book: each distinct prompt gets the next answer of a

@@ -1,4 +1,4 @@
-"""Bad recipe inputs never pass silently (issue 16): absurd quantities and servings are
+"""Bad recipe inputs never pass silently: absurd quantities and servings are
 excluded or rejected with their reason in quality.json; a non-UTF-8 or empty corpus is an error
 naming the file, with nothing written; artifacts get the umask's permissions."""
 

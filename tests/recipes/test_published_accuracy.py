@@ -77,9 +77,9 @@ def test_dev_split_holds_todays_floors(figures):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 14's targets are not reached; an independent "
-                   "hand reading of the same lines scores no better against the pages (README, "
-                   "session 13)")
+@pytest.mark.xfail(strict=True, reason="the published-figure targets are not reached; an "
+                   "independent hand reading of the same lines scores no better against the "
+                   "pages (docs/benchmarks/recipes.md)")
 def test_dev_split_reaches_the_issue_targets(figures):
     assert meets(figures, TARGETS) == []
     assert figures["over_2x_unflagged"] == 0

@@ -335,7 +335,7 @@ def test_fam_only_html(fam_report):
     assert "table3" not in html and "efficiency-section" not in html
     assert "No scored groups" not in html
     assert not re.search(r">\s*(?:nan|None|NaN)\s*<", html)
-    # The samples are JSON rendered by the page's script (issue 19), not server-side rows.
+    # The samples are JSON rendered by the page's script, not server-side rows.
     samples = page_samples(fam_report / "report.html")
     assert len(samples) == 10
     assert "FAM Task 1 (dish)" in html and "FAM Task 2 (ranking)" in html
@@ -369,7 +369,7 @@ def test_mixed_ngqa_and_fam(tmp_path):
     html = page.read_text()
     assert html.index('id="table3-section"') < html.index('id="fam-section"')
     assert html.count("<svg") == 4  # efficiency, retrieval, radar, forest plot
-    assert len(page_samples(page)) == 12 + 10  # samples as JSON since issue 19
+    assert len(page_samples(page)) == 12 + 10  # samples as JSON
 
 
 def test_ngqa_only_report_unchanged(tmp_path):

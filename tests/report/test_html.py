@@ -38,7 +38,7 @@ def test_self_contained(page):
 def test_record_text_is_escaped(page):
     html = page.read_text()
     assert XSS not in html
-    # Since issue 19 record text is JSON in a data block, with < and > as \u escapes.
+    # Record text is JSON in a data block, with < and > as \u escapes.
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html
     assert html.count("<script") == 2  # the data block and the report's own script
     assert sum(s["question"] == XSS for s in page_samples(page)) == 3
@@ -46,7 +46,7 @@ def test_record_text_is_escaped(page):
 
 def test_content(page):
     html = page.read_text()
-    # Since issue 19 the samples are JSON (every one; no cap) that the script renders.
+    # The samples are JSON (every one; no cap) that the script renders.
     samples = page_samples(page)
     assert len(samples) == 36
     assert {"error", "incorrect"} <= {s["outcome"] for s in samples}
@@ -98,7 +98,7 @@ def test_in_headless_chromium(page, tmp_path):
 
             tab.select_option("#filter-method", "tog_kg")
             assert counter.inner_text() == "18 of 36 samples"
-            visible = tab.locator("#samples tbody tr")  # only matching rows exist (issue 19)
+            visible = tab.locator("#samples tbody tr")  # only matching rows exist
             assert visible.count() == 18
             assert set(visible.evaluate_all("rs => rs.map(r => r.dataset.method)")) == {"tog_kg"}
 
@@ -139,7 +139,7 @@ def test_in_headless_chromium(page, tmp_path):
             tab.goto(url)
             assert tab.locator("#table3 tbody tr").count() == 6
             assert tab.locator("#table3 thead th", has_text="Binary").count() == 1
-            # Since issue 19 the sample browser needs JavaScript (samples are JSON rendered a
+            # The sample browser needs JavaScript (samples are JSON rendered a
             # page at a time); without it the page says so and the tables stay complete.
             assert tab.locator("#samples tbody tr").count() == 0
             assert not tab.locator("#filters").is_visible()

@@ -39,7 +39,7 @@ def scored_run(path: Path, drop: tuple[str, ...] = ()) -> Path:
 def rows(page: Path) -> dict[tuple[str, str], tuple[str, str]]:
     """(method, item id) -> (outcome, the outcome cell's text) for every sample.
 
-    Since issue 19 the samples are JSON that the page's script renders (no server-side rows);
+    The samples are JSON that the page's script renders (no server-side rows);
     the cell's text is its label, details and error, as the script shows them."""
     out = {}
     for sample in page_samples(page):

@@ -1,4 +1,4 @@
-"""Issue 19: two runs that score the same (method, model, task, level) group are never
+"""Two runs that score the same (method, model, task, level) group are never
 reported silently: `report` refuses them, naming the group and both runs, and writes nothing;
 with --keep-last it shows the last run's numbers and says so on stderr and in report.html."""
 

@@ -39,7 +39,7 @@ def test_all_files_written(report):
 def test_table3_markdown(report):
     lines = (report / "table3.md").read_text().splitlines()
     header = [c.strip() for c in lines[0].strip("|").split("|")]
-    # Since issue 19 each task opens with its n, and values carry their 95 % interval.
+    # Each task opens with its n, and values carry their 95 % interval.
     assert header[:7] == ["Level", "Method", "Binary n", "Binary Accuracy", "Binary Recall",
                           "Binary Precision", "Binary F1"]
     assert "Multi-label F1" in header and "Text generation ROUGE-L" in header
@@ -72,7 +72,7 @@ def test_table3_csv_has_missing_cells_empty(tmp_path):
 
 def test_table3_latex(report):
     tex = (report / "table3.tex").read_text()
-    # n opens each task group since issue 19; the LaTeX keeps values only (no intervals).
+    # n opens each task group; the LaTeX keeps values only (no intervals).
     assert tex.startswith("\\begin{tabular}{ll|rrrrr|rrrrr|rrrrr}")
     assert "\\multicolumn{5}{|c}{Binary}" in tex and "\\multicolumn{5}{|c}{Text generation}" in tex
     assert "sparse & plain & 2 & 0.3001 & 0.3003 &" in tex and "[" not in tex
@@ -170,5 +170,5 @@ def test_real_sample_runs(tmp_path):
         runs.append(run)
     page = build_report(runs, tmp_path / "out")
     assert "<table" in page.read_text()
-    table = (tmp_path / "out" / "table3.md").read_text()  # n and intervals since issue 19
+    table = (tmp_path / "out" / "table3.md").read_text()  # n and intervals
     assert re.search(r"\| sparse \| oracle \| \d+ \| 1\.0000 \[1\.000, 1\.000\] \|", table)

@@ -1,4 +1,4 @@
-"""Issue 16: one run per folder, malformed items, the manifest's final status, exit status,
+"""One run per folder, malformed items, the manifest's final status, exit status,
 a required --model and the list of known methods."""
 
 from __future__ import annotations

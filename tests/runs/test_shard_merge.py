@@ -1,4 +1,4 @@
-"""Issue 19 item 4: shards of a run by item id, merging run folders, overlapping report groups."""
+"""Shards of a run by item id, merging run folders, overlapping report groups."""
 
 from __future__ import annotations
 

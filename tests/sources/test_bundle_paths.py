@@ -1,5 +1,5 @@
 """Bundle archives: a member whose name or kind would lead out of the bundle folder is refused
-with the member named, and nothing is unpacked (issue 16)."""
+with the member named, and nothing is unpacked."""
 
 from __future__ import annotations
 

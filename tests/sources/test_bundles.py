@@ -284,7 +284,7 @@ def test_a_damaged_marker_reads_as_not_present_and_pull_repairs_it(home, wheel):
 
 
 def test_members_that_would_escape_the_bundle_directory_are_refused(home, tmp_path):
-    # (issue 16: refused with the member named, no longer skipped; more in test_bundle_paths.py)
+    # (refused with the member named, not skipped; more in test_bundle_paths.py)
     members = {**WHEEL_MEMBERS, "toydata/data/../../../evil.csv": b"pwned\n"}
     archive = make_wheel(downloads_path(home) / "toydata-1.0-py3-none-any.whl", members)
     bundle = wheel_bundle(archive)

@@ -154,7 +154,7 @@ def test_unknown_indicator_or_condition_is_a_key_error(standards):
 
 
 def test_twenty_seven_habit_items_with_54_distinct_tags(standards):
-    # The first 27 items are the paper-sized set (27 x 2 = 54 tags, NGQA B.2). Issue 18 added
+    # The first 27 items are the paper-sized set (27 x 2 = 54 tags, NGQA B.2). The other
     # 6 items the paper's case-study graphs show (SMD650 2 tags, SMDANY 1, four diets 1 each):
     # 33 items, 61 tags in all (tests/ngqa/test_habits.py counts them by kind).
     items = standards.habits.items[:27]

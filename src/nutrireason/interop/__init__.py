@@ -1,4 +1,4 @@
-"""The benchmarks where researchers already work (issue 21): Hugging Face datasets with a card
+"""The benchmarks where researchers already work: Hugging Face datasets with a card
 (:mod:`.hf`), inspect_ai tasks (:mod:`.inspect_tasks`), lm-evaluation-harness task export
 (:mod:`.lm_eval_export`) and the NGQA graph as GraphML (:mod:`.graph`).
 

@@ -1,4 +1,4 @@
-"""NGQA and FAM-Bench as inspect_ai tasks (issue 21).
+"""NGQA and FAM-Bench as inspect_ai tasks.
 
     inspect eval nutrireason/ngqa --model mockllm/model -T task=binary -T level=complex \\
         -T method=kaping -T limit=5
