@@ -14,8 +14,9 @@ distribution, not single recipes. A last table splits the kept recipes by how th
 those whose energy comes at least 70 % from masses the page states (where the weighing is not
 in question, the error is the food's identity or the site's own figure) and the others.
 With --independent JSON (repeatable), the build is also set beside an independent reading of
-some of the same recipes (a person working from the lines with SR28, see README): each one's
-error against the pages, and how far the build sits from the reading.
+some of the same recipes (a person working from the lines with SR28, see
+docs/benchmarks/recipes.md): each one's error against the pages, and how far the build sits
+from the reading.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ Each ``--set NAME CORPUS READING...`` builds the read recipes of CORPUS with the
 `nutrireason recipes build` (only those recipes, into a temporary folder) and prints, per set:
 how many of the read recipes the build keeps, and per nutrient (calories, protein, sodium, over
 the whole recipe) the median distance between build and reading, the share within 10 % and the
-recipes further apart. Readings follow the protocol in the README (``reading_sample.py`` draws
-the recipes); the targets: kept >= 92 %, calories median <= 2 % and >= 90 % within 10 %.
+recipes further apart. Readings follow the protocol in docs/benchmarks/recipes.md
+(``reading_sample.py`` draws the recipes); the targets: kept >= 92 %, calories median <= 2 %
+and >= 90 % within 10 %.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The README's "Extending" examples run: a new NGQA method, a new backend and a new FAM-Bench
-condition are one file each (``examples/extending/``); the method and backend register by
+"""The examples of docs/guides/extending.md run: a new NGQA method, a new backend and a new
+FAM-Bench condition are one file each (``examples/extending/``); the method and backend register by
 decorator and run through the engine, the condition is read from the data home."""
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_case_study_1_conflicts_with_the_gold_rule_and_the_project_follows_b5():
     gold = gold_answers(edges, load_ngqa_config())
     # 3 match vs 1 contradict: Appendix B.5 (and DATA.md 6) gives "Yes"; the paper's table
     # prints "No". The project follows B.5, the rule every other case study agrees with
-    # (README, "Table 12").
+    # (docs/benchmarks/ngqa.md, "Table 12").
     paper_answer = "No"
     assert gold["binary"] == "Yes" != paper_answer
     assert gold["multi_label"] == ["low_carb", "low_sugar", "low_protein"]

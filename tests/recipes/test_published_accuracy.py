@@ -18,7 +18,7 @@ import pytest
 from nutrireason.recipes.validation import compare_build, read_published, summary
 
 FILE = "published-nutrition-dev.json"
-# Measured on this build (see README, "Recipe nutrition against published figures"); the
+# Measured on this build (see docs/benchmarks/recipes.md); the
 # floors sit a little under the measured figures.
 FLOORS = {"kept_share": 0.90, "calories": (0.125, 0.59), "protein": 0.155, "sodium": 0.165}
 TARGETS = {"kept_share": 0.90, "calories": (0.10, 0.70), "protein": 0.12, "sodium": 0.15}

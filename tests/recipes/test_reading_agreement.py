@@ -1,5 +1,6 @@
 """The build against careful independent readings of the same recipes (whole-recipe calories,
-protein and sodium, read by hand from SR28 by the README's protocol, blind to the build).
+protein and sodium, read by hand from SR28 by the protocol in docs/benchmarks/recipes.md,
+blind to the build).
 
 Samples drawn with ``benchmarks/reading_sample.py --seed 31203``: 40 random Wikibooks
 recipes (the readings, lines and all, are in ``fixtures/readings/``: the lines are the project's
@@ -24,7 +25,7 @@ from tests.conftest import real_bundle
 from tests.recipes.test_published_accuracy import validation_file
 
 READINGS = Path(__file__).with_name("fixtures") / "readings"
-# Kept recipes on this build (README, "Recipe nutrition against careful readings"), and the
+# Kept recipes on this build (docs/benchmarks/recipes.md), and the
 # targets for the calories median distance and share within 10 %.
 KEPT = {"wikibooks": 27, "dev": 36, "wikibooks_fresh": 30}
 # The sample no rule was tuned on, today: calories median distance and share within 10 %.
@@ -86,7 +87,8 @@ def test_the_untuned_sample_stays_as_close_as_today(wikibooks_fresh):
     assert median <= FRESH_FLOOR[0] and within >= FRESH_FLOOR[1]
 
 
-@pytest.mark.xfail(strict=True, reason="not reached on the untuned sample yet: see the README")
+@pytest.mark.xfail(strict=True, reason="not reached on the untuned sample yet: see "
+                   "docs/benchmarks/recipes.md")
 def test_the_untuned_sample_meets_the_targets(wikibooks_fresh):
     _, median, within = show("wikibooks_fresh", wikibooks_fresh)
     assert median <= TARGETS["median"] and within >= TARGETS["within"]

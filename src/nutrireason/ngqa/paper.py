@@ -233,7 +233,8 @@ def _links(standards: Standards) -> Difference:
         f"With {diets} diets missing, diabetes doctor-told only and opioid misuse without "
         "its prescription arm (`ngqa users` says why), users carry fewer conditions and "
         "diets, so questions link fewer tags: fewer edges "
-        "and, on the complex level, a lower tag SNR (README, offline default).", (1, 2),
+        "and, on the complex level, a lower tag SNR (docs/benchmarks/ngqa.md, offline "
+        "default).", (1, 2),
         offline=True)
 
 
