@@ -165,3 +165,37 @@ def test_simulation_without_a_difference_keeps_the_family_wise_rate():
                       compare_groups(_simulated_groups(rng, "", 0.0), ["task"], 0, 0, 0.05))
                   for _ in range(repetitions))
     assert flagged / repetitions <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / repetitions)
+
+
+def _answers(path: Path, task_level: tuple[str, str], arms: dict[str, list[float]]) -> object:
+    """A run's samples: each arm (method) answers items 0..n-1 of one (task, level), right
+    where its list says 1."""
+    from nutrireason.schema import Record, SampleScore
+    from nutrireason.scoring.compare import samples_of
+
+    records, scores = [], {}
+    for method, right in arms.items():
+        for i, value in enumerate(right):
+            key = f"{task_level[1]}-{i}::{method}::m"
+            records.append(Record.model_construct(
+                key=key, item_id=f"{task_level[1]}-{i}", method=method, model="m", status="ok",
+                meta={"task": task_level[0], "level": task_level[1], "user_id": f"u{i}"}))
+            scores[key] = SampleScore(key=key, item_id=f"{task_level[1]}-{i}", method=method,
+                                      model="m", task=task_level[0], level=task_level[1],
+                                      status="ok", parse_ok=True, values={"accuracy": value})
+    return samples_of(path, records, scores)
+
+
+def test_report_comparisons_join_an_arm_across_runs(tmp_path):
+    """One run per (task, level), as the demo writes them: each arm is compared on every
+    run's items against the arm answered first."""
+    from nutrireason.scoring.compare import arm_comparisons
+
+    first = _answers(tmp_path, ("binary", "sparse"), {"plain": [1, 1, 0, 0], "tog": [1, 1, 1, 1]})
+    second = _answers(tmp_path, ("binary", "complex"), {"plain": [0, 0, 0], "tog": [1, 0, 0]})
+    found = arm_comparisons([first, second], resamples=0)
+    assert found["reference"] == "plain / m"
+    rows = {(row["arm"], row["level"]): row for row in found["groups"]}
+    assert set(rows) == {("tog / m", "sparse"), ("tog / m", "complex")}
+    assert rows[("tog / m", "sparse")]["difference"] == pytest.approx(0.5)
+    assert rows[("tog / m", "complex")]["difference"] == pytest.approx(1 / 3)

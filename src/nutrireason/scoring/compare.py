@@ -109,20 +109,33 @@ def only_arm(samples: RunSamples, arm: Arm) -> RunSamples:
     return out
 
 
+def merged_samples(runs: Sequence[RunSamples]) -> RunSamples:
+    """The samples of several runs as one (a report's runs: the same arm may answer one task in
+    one run and another task in the next); an item answered in two runs keeps both answers."""
+    out = RunSamples(runs[0].path if runs else Path("."))
+    for samples in runs:
+        for arm, items in samples.values.items():
+            for key, values in items.items():
+                out.values[arm][key].extend(values)
+        for key, record in samples.records.items():
+            out.records.setdefault(key, record)
+        out.errors += samples.errors
+    return out
+
+
 def arm_comparisons(runs: Sequence[RunSamples], resamples: int = 1000, seed: int = 0,
                     alpha: float = S.ALPHA, limit: int = 60) -> dict[str, Any] | None:
-    """Every arm of ``runs`` against the first (the first run's first method and model), per
-    task and level on the items both answered, Holm over all the rows: what the report's
-    comparison section shows. None when no two arms share an item. At most ``limit`` rows
-    (the arms in order; ``nutrireason compare`` does any other pair)."""
-    arms: list[tuple[Arm, RunSamples]] = []
-    for samples in runs:
-        arms += [(arm, samples) for arm in samples.arms if arm not in {a for a, _ in arms}]
+    """Every arm of ``runs`` against the first one answered (the first run's first method and
+    model), per task and level on the items both answered, Holm over all the rows: what the
+    report's comparison section shows. None when no two arms share an item. At most ``limit``
+    rows (the arms in order; ``nutrireason compare`` does any other pair)."""
+    merged = merged_samples(runs)
+    arms = list(merged.values)  # in the order they first answered
     if len(arms) < 2:
         return None
-    (reference, home), pairs = arms[0], {}
-    for arm, samples in arms[1:]:
-        found, _ = collect_pairs(only_arm(samples, arm), only_arm(home, reference),
+    reference, pairs = arms[0], {}
+    for arm in arms[1:]:
+        found, _ = collect_pairs(only_arm(merged, arm), only_arm(merged, reference),
                                  ("task", "level"), None, None)
         pairs.update({(arm.label, *group): value for group, value in found.items()})
         if len(pairs) >= limit:
