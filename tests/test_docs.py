@@ -128,3 +128,17 @@ def test_docs_site_builds_strictly(tmp_path):
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "reference" / "cli" / "index.html").is_file()
+
+
+def test_one_version_everywhere():
+    """`--version`, pyproject, CITATION.cff and the changelog's latest release agree."""
+    from nutrireason import __version__
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(rf'^version = "{re.escape(__version__)}"$', pyproject, re.M)
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(rf"^version: {re.escape(__version__)}$", citation, re.M)
+    releases = re.findall(r"^## \[(\d[^\]]*)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert releases and releases[0] == __version__
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.output.strip() == f"nutrireason {__version__}"

@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from nutrireason import __version__
 from nutrireason.errors import DataError, MissingDependency
 from nutrireason.interop import default_build
 from nutrireason.io import check_target_folder, read_json_object, read_jsonl, write_folder
@@ -307,8 +308,9 @@ def dataset_card(export: HfExport) -> str:
 
 def _card_body(export: HfExport) -> list[str]:
     lines = ["# NutriReason benchmarks (NGQA and FAM-Bench, rebuilt from public data)", "",
-             "Built by the NutriReason toolkit from raw public data; every config is one "
-             f"`{SPLIT}` split.", "", "| config | benchmark | task | level | rows |",
+             f"Built by the NutriReason toolkit (version {__version__}) from raw public data; "
+             f"every config is one `{SPLIT}` split.", "",
+             "| config | benchmark | task | level | rows |",
              "|---|---|---|---|---|"]
     lines += [f"| `{c.name}` | {get_benchmark(c.benchmark).title} | {c.task} | "
               f"{c.level or '-'} | {c.rows:,} |" for c in export.configs]
