@@ -44,9 +44,10 @@ class DemoRequest:
     index_url: str | None = setting("Package index URL (default: pip's).")
     model: str = setting("Model for the evaluation (any provider string).", DEMO_MODEL)
     limit: int = setting("Questions per NGQA (level, task) in the evaluation (0: none; all "
-                         "three limits 0 skip the evaluation).", 2, min=0)
-    fam_dish_limit: int = setting("FAM-Bench dish items evaluated per mode.", 2, min=0)
-    fam_rank_limit: int = setting("FAM-Bench ranking items per mode (5 calls each).", 1, min=0)
+                         "three limits 0 skip the evaluation).", 1, min=0)
+    fam_dish_limit: int = setting("FAM-Bench dish items evaluated per mode.", 1, min=0)
+    fam_rank_limit: int = setting("FAM-Bench ranking items per mode (5 calls each; ranked in "
+                                  "the baseline and CoT+KI modes).", 1, min=0)
     out: Path | None = setting("Demo output directory.")
 
     def run(self, on_stage: Callable[[Stage, StageResult], None] | None = None,
@@ -57,7 +58,7 @@ class DemoRequest:
                         self.out, self.index_url, on_stage=on_stage, log=log)
 
 
-def run_demo(model: str = DEMO_MODEL, limit: int = 2, fam_limits: dict[str, int] | None = None,
+def run_demo(model: str = DEMO_MODEL, limit: int = 1, fam_limits: dict[str, int] | None = None,
              out: Path | None = None, index_url: str | None = None,
              stages: list[Stage] | None = None,
              on_stage: Callable[[Stage, StageResult], None] | None = None,
@@ -67,7 +68,7 @@ def run_demo(model: str = DEMO_MODEL, limit: int = 2, fam_limits: dict[str, int]
     that are up to date are skipped; evaluation resumes finished samples."""
     from nutrireason.sources.bundles import pull
 
-    fam_limits = fam_limits if fam_limits is not None else {"dish": 2, "rank": 1}
+    fam_limits = fam_limits if fam_limits is not None else {"dish": 1, "rank": 1}
     pull(None, index_url=index_url, log=log)
     result = DemoResult()
     for stage in stages if stages is not None else demo_stages():

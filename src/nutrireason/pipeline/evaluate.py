@@ -18,6 +18,25 @@ from nutrireason.scoring.score import score_run, write_scores
 
 DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog"]
 FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
+# A ranking item is five long calls (the ranking, then each dish for cross-task consistency):
+# the demo ranks in the two modes at either end of the range, the dish task uses all four.
+DEMO_RANK_MODES = ["fam-baseline", "fam-cot-ki"]
+NGQA_MAX_TOKENS = 64  # the demo's NGQA answer budget: a verdict, tags or two sentences
+# Seconds per sample of the bundled SmolLM2 on 2 cores, measured on the demo's own samples
+# (llama.cpp, one thread per sample): an NGQA question per method, a FAM-Bench dish, a ranking
+# item (five calls); and the references on the full sets, scoring and the report.
+SECONDS_NGQA, SECONDS_DISH, SECONDS_RANK, SECONDS_FIXED = 2.7, 7.2, 43.5, 55.0
+
+
+def demo_estimate(per_cell: int, fam_limits: dict[str, int]) -> tuple[int, float]:
+    """(model samples, estimated seconds for the bundled model on 2 cores) of the demo's
+    evaluation with these limits."""
+    ngqa = per_cell * len(get_benchmark("ngqa").levels) * len(get_benchmark("ngqa").tasks) * \
+        len(DEMO_METHODS)
+    dish = fam_limits.get("dish", 0) * len(FAM_MODES)
+    rank = fam_limits.get("rank", 0) * len(DEMO_RANK_MODES)
+    seconds = ngqa * SECONDS_NGQA + dish * SECONDS_DISH + rank * SECONDS_RANK + SECONDS_FIXED
+    return ngqa + dish + rank, seconds
 REFERENCE_MODEL = "scripted/none"  # the references answer without a model; it refuses calls
 
 
@@ -45,7 +64,7 @@ def _run_and_score(config: RunConfig, bootstrap: int = 200) -> RunSummary:
 
 
 def evaluate_ngqa(benchmark: Path, out: Path, model: str, per_cell: int,
-                  methods: list[str] | None = None, max_tokens: int = 96,
+                  methods: list[str] | None = None, max_tokens: int = NGQA_MAX_TOKENS,
                   log: Callable[[str], None] = print, report: bool = True) -> EvalResult:
     """Run ``methods`` x ``model`` on the first ``per_cell`` questions of each (level, task),
     score each run and (unless ``report`` is False) write one report."""
@@ -81,7 +100,7 @@ def evaluate_fam(benchmark: Path, out: Path, model: str, limits: dict[str, int],
         log(f"evaluating FAM-Bench {task} ...")
         result.summaries.append(_run_and_score(RunConfig(
             benchmark=get_benchmark("fam").file(benchmark, task), out=run_dir,
-            methods=methods or FAM_MODES,
+            methods=methods or (DEMO_RANK_MODES if task == "rank" else FAM_MODES),
             models=[model], settings=settings, limit=limits[task], concurrency=1)))
         result.runs.append(run_dir)
     return result
@@ -109,6 +128,9 @@ def evaluate_references(ngqa: Path, fam: Path, out: Path,
 def evaluate_all(ngqa: Path, fam: Path, out: Path, model: str, per_cell: int,
                  fam_limits: dict[str, int], log: Callable[[str], None] = print) -> EvalResult:
     """Both benchmarks with ``model``, the references on the full sets, one report."""
+    samples, seconds = demo_estimate(per_cell, fam_limits)
+    log(f"evaluation: {samples} model samples; about {seconds / 60:.1f} min with the bundled "
+        "SmolLM2 on 2 cores (longer with a slower model)")
     result = EvalResult()
     if per_cell:
         result.add(evaluate_ngqa(ngqa, out, model, per_cell, methods=DEMO_METHODS, log=log,
