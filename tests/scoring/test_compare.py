@@ -194,8 +194,9 @@ def test_report_comparisons_join_an_arm_across_runs(tmp_path):
     first = _answers(tmp_path, ("binary", "sparse"), {"plain": [1, 1, 0, 0], "tog": [1, 1, 1, 1]})
     second = _answers(tmp_path, ("binary", "complex"), {"plain": [0, 0, 0], "tog": [1, 0, 0]})
     found = arm_comparisons([first, second], resamples=0)
-    assert found["reference"] == "plain / m"
+    assert found["references"] == {"binary": "plain / m"}
     rows = {(row["arm"], row["level"]): row for row in found["groups"]}
+    assert {row["reference"] for row in found["groups"]} == {"plain / m"}
     assert set(rows) == {("tog / m", "sparse"), ("tog / m", "complex")}
     assert rows[("tog / m", "sparse")]["difference"] == pytest.approx(0.5)
     assert rows[("tog / m", "complex")]["difference"] == pytest.approx(1 / 3)

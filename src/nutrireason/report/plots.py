@@ -218,6 +218,7 @@ def forest_figure(comparison: dict) -> Figure:
     rows = comparison["groups"]
     labels = [f"{wrap_label(row['arm'], 40)}\n{row['task']} {row['level']}".strip()
               for row in rows]
+    references = sorted({row["reference"] for row in rows})
     y = np.arange(len(rows))
     height = max(2.4, 0.9 + 0.42 * len(rows))
     with matplotlib.rc_context(RC):
@@ -234,7 +235,8 @@ def forest_figure(comparison: dict) -> Figure:
                     markerfacecolor=color if found else "white", markersize=7)
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
-        ax.set_xlabel(f"difference from {comparison['reference']} (metric's own scale)")
+        ax.set_xlabel(f"difference from {'; '.join(references)} (each task's reference; the "
+                      "metric's own scale)")
         ax.grid(axis="x", alpha=0.3)
         figure.suptitle("Paired differences with corrected intervals")
     return figure

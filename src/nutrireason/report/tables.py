@@ -1001,28 +1001,29 @@ def detectable_table(metrics: Sequence[dict[str, Any]]) -> Table | None:
 
 
 def comparison_table(comparison: dict[str, Any]) -> Table:
-    """Each arm against the reference arm per task and level (``scoring.compare.
+    """Each arm against its task's reference arm per task and level (``scoring.compare.
     arm_comparisons``): the paired difference, its 95 % and Holm-family intervals, p."""
     rows = []
     for row in comparison["groups"]:
-        rows.append([row["arm"], FAM_TASK_LABELS.get(row["task"], TASK_LABELS.get(
-            row["task"], row["task"])), row["level"], row["metric"],
+        task = FAM_TASK_LABELS.get(row["task"], TASK_LABELS.get(row["task"], row["task"]))
+        rows.append([row["arm"], row["reference"], task, row["level"], row["metric"],
             f"{row['n']:,} ({row['clusters']:,})", f"{row['mean_a']:.3f}",
             f"{row['mean_b']:.3f}", f"{row['difference']:+.3f}",
             f"[{row['low']:+.3f}, {row['high']:+.3f}]",
             f"[{row['corrected_low']:+.3f}, {row['corrected_high']:+.3f}]",
             f"{row['p_holm']:.3g}", row["verdict"].replace("A better", "better").replace(
                 "B better", "worse")])
-    index = [Column("arm", "Arm"), Column("task", "Task"), Column("level", "Level")]
+    index = [Column("arm", "Arm"), Column("reference", "Reference arm"), Column("task", "Task"),
+             Column("level", "Level")]
     columns = [Column("metric", "Metric"), Column("n", "n (clusters)"),
                Column("mean_a", "Arm"), Column("mean_b", "Reference"),
                Column("difference", "Difference"), Column("interval", "95 % interval"),
                Column("corrected", "Corrected interval"), Column("p_holm", "p (Holm)"),
                Column("verdict", "Verdict")]
     return Table(index, columns, rows, csv_frame=pd.DataFrame(comparison["groups"]), notes=[
-        f"Each arm minus the reference ({comparison['reference']}) on the items both "
-        "answered; intervals are paired cluster bootstrap percentiles; corrected intervals "
-        f"hold for all {len(comparison['groups'])} rows at once (Bonferroni); p is exact "
+        "Each arm minus its task's reference (the first arm that answered the task) on the "
+        "items both answered; intervals are paired cluster bootstrap percentiles; corrected "
+        f"intervals hold for all {len(comparison['groups'])} rows at once (Bonferroni); p is exact "
         "McNemar (clustered McNemar when clusters hold several items) for 0/1 metrics, the "
         "paired bootstrap otherwise, Holm-adjusted over the rows. `nutrireason compare RUN_A "
         "RUN_B` compares any other pair."])

@@ -125,26 +125,32 @@ def merged_samples(runs: Sequence[RunSamples]) -> RunSamples:
 
 def arm_comparisons(runs: Sequence[RunSamples], resamples: int = 1000, seed: int = 0,
                     alpha: float = S.ALPHA, limit: int = 60) -> dict[str, Any] | None:
-    """Every arm of ``runs`` against the first one answered (the first run's first method and
-    model), per task and level on the items both answered, Holm over all the rows: what the
-    report's comparison section shows. None when no two arms share an item. At most ``limit``
-    rows (the arms in order; ``nutrireason compare`` does any other pair)."""
+    """Every arm of ``runs`` against its task's reference, per task and level on the items both
+    answered, Holm over all the rows: what the report's comparison section shows. A task's
+    reference is the first arm that answered it (the first run's first method and model). None
+    when no two arms share an item. At most ``limit`` rows (``nutrireason compare`` does any
+    other pair)."""
     merged = merged_samples(runs)
     arms = list(merged.values)  # in the order they first answered
-    if len(arms) < 2:
-        return None
-    reference, pairs = arms[0], {}
-    for arm in arms[1:]:
-        found, _ = collect_pairs(only_arm(merged, arm), only_arm(merged, reference),
-                                 ("task", "level"), None, None)
-        pairs.update({(arm.label, *group): value for group, value in found.items()})
-        if len(pairs) >= limit:
-            break
+    references: dict[str, Arm] = {}
+    for arm in arms:
+        for task, _level, _item in merged.values[arm]:
+            references.setdefault(task, arm)
+    pairs: dict[tuple[str, ...], Pairs] = {}
+    for arm in arms:
+        for reference in dict.fromkeys(references.values()):
+            if reference == arm:
+                continue
+            found, _ = collect_pairs(only_arm(merged, arm), only_arm(merged, reference),
+                                     ("task", "level"), None, None)
+            pairs.update({(arm.label, reference.label, *group): value
+                          for group, value in found.items() if references[group[0]] == reference})
     if not pairs:
         return None
     chosen = dict(list(pairs.items())[:limit])
-    return {"reference": reference.label, "alpha": alpha, "groups": compare_groups(
-        chosen, ("arm", "task", "level"), resamples, seed, alpha)}
+    return {"references": {task: arm.label for task, arm in references.items()},
+            "alpha": alpha, "groups": compare_groups(
+                chosen, ("arm", "reference", "task", "level"), resamples, seed, alpha)}
 
 
 def pair_arms(a: RunSamples, b: RunSamples) -> list[tuple[Arm, Arm]]:
