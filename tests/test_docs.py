@@ -99,6 +99,40 @@ def test_readme_quick_start_runs_against_the_scripted_backend(tmp_path, stage_ho
     assert (tmp_path / "report" / "report.html").is_file()
 
 
+def _documented_commands() -> list[tuple[Path, str]]:
+    """Every `nutrireason ...` command in a bash block of the README and the docs pages."""
+    found = []
+    for path in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        for block in re.findall(r"```bash\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                for part in re.split(r"&&|\|\|", line.split(" #")[0]):
+                    if part.strip().startswith("nutrireason"):
+                        found.append((path, part.strip()))
+    return found
+
+
+def test_every_documented_command_and_option_exists():
+    """Each command the README and the docs show names a real command, and every `--option`
+    it uses is one that command has (options drift when a command changes)."""
+    root = typer.main.get_command(app)
+    problems = []
+    documented = _documented_commands()
+    for path, text in documented:
+        words = shlex.split(text)[1:]
+        command = root
+        while words and words[0] in getattr(command, "commands", {}):
+            command = command.commands[words.pop(0)]
+        if getattr(command, "commands", None) and words and not words[0].startswith("-"):
+            problems.append(f"{path.name}: no command {words[0]!r}: {text}")
+            continue
+        options = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        options |= {o for p in root.params for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+        problems += [f"{path.name}: {word} is not an option: {text}" for word in words
+                     if word.startswith("--") and word.split("=")[0] not in options]
+    assert len(documented) > 100
+    assert problems == [], "\n".join(problems)
+
+
 def test_cli_reference_covers_every_command():
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
