@@ -21,8 +21,8 @@ from tests.conftest import new_home
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 README_LINES = 250
-# "issue 12", "session 8", "Issue #3": history belongs in git and the changelog. Written so
-# that this file does not match itself.
+# The words issue or session followed by a number (optionally "#"): history belongs in git and
+# the changelog. The examples below are assembled, so that this file does not match itself.
 HISTORY = re.compile(r"\b(?:issue|session)s?\s+#?\d+", re.IGNORECASE)
 SCANNED = ("src", "tests", "docs", "benchmarks", "examples", "scripts")
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".txt", ".toml", ".sh", ".j2", ".html",
@@ -51,8 +51,9 @@ def test_no_development_record_in_the_repository_text():
 
 
 def test_the_history_pattern_catches_what_it_should():
-    for text in ("see issue 21", "Session 8 measured", "issues #4", "session  12"):
-        assert HISTORY.search(text), text
+    for word, number in (("see issue", " 21"), ("Session", " 8 measured"), ("issues", " #4"),
+                         ("session", "  12")):
+        assert HISTORY.search(word + number), word + number
     for text in ("an issue with the data", "a browser session", "session cookie 8a"):
         assert not HISTORY.search(text), text
 
@@ -62,19 +63,23 @@ def test_readme_is_short():
     assert len(lines) <= README_LINES, len(lines)
 
 
+def _commands_in(block: str) -> list[str]:
+    """The `nutrireason ...` commands of a bash block: continuation lines joined, comments
+    dropped, commands joined by && or || taken apart."""
+    found = []
+    for line in block.replace("\\\n", " ").splitlines():
+        for part in re.split(r"&&|\|\|", line.split(" #")[0]):
+            if part.strip().startswith("nutrireason"):
+                found.append(part.strip())
+    return found
+
+
 def _quick_start() -> list[list[str]]:
     """The commands of the README's "Evaluate your model" block, one argument list each."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## Evaluate your model", 1)[1]
     block = section.split("```bash", 1)[1].split("```", 1)[0]
-    commands = []
-    for line in block.replace("\\\n", " ").splitlines():
-        for part in line.split("&&"):
-            words = shlex.split(part)
-            if words:
-                assert words[0] == "nutrireason", part
-                commands.append(words[1:])
-    return commands
+    return [shlex.split(command)[1:] for command in _commands_in(block)]
 
 
 def test_readme_quick_start_runs_against_the_scripted_backend(tmp_path, stage_home,
@@ -104,10 +109,7 @@ def _documented_commands() -> list[tuple[Path, str]]:
     found = []
     for path in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
         for block in re.findall(r"```bash\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
-            for line in block.replace("\\\n", " ").splitlines():
-                for part in re.split(r"&&|\|\|", line.split(" #")[0]):
-                    if part.strip().startswith("nutrireason"):
-                        found.append((path, part.strip()))
+            found += [(path, command) for command in _commands_in(block)]
     return found
 
 

@@ -42,6 +42,14 @@ def two_by_two(a: np.ndarray, b: np.ndarray) -> list[list[int]]:
     return table
 
 
+def random_arms(seed: int, sizes: tuple[int, int], rates: tuple[float, float]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Two independent 0/1 arms of a random length in ``sizes`` with right-rates ``rates``."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(*sizes))
+    return ((rng.random(n) < rates[0]).astype(float), (rng.random(n) < rates[1]).astype(float))
+
+
 # --------------------------------------------------------------------------- clustered SE
 
 
@@ -163,10 +171,8 @@ def test_mcnemar_exact_matches_statsmodels(a_only):
 @pytest.mark.parametrize("seed", range(5))
 def test_clustered_mcnemar_with_singletons_is_the_asymptotic_mcnemar(seed):
     """One pair per cluster: statsmodels' mcnemar(exact=False, correction=False)."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(20, 300))
-    a = (rng.random(n) < 0.7).astype(float)
-    b = (rng.random(n) < 0.6).astype(float)
+    a, b = random_arms(seed, (20, 300), (0.7, 0.6))
+    n = a.size
     expected = mcnemar(two_by_two(a, b), exact=False, correction=False).pvalue
     assert S.mcnemar_clustered(a - b, np.arange(n)) == pytest.approx(expected, rel=1e-9)
 
@@ -186,10 +192,8 @@ def test_clustered_mcnemar_by_hand():
 @pytest.mark.parametrize("seed", range(4))
 def test_paired_test_binary_singletons_is_the_exact_mcnemar(seed):
     """0/1 arms, one pair per cluster: statsmodels' exact McNemar and the discordant counts."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(30, 200))
-    a = (rng.random(n) < 0.75).astype(int)
-    b = (rng.random(n) < 0.65).astype(int)
+    a, b = random_arms(seed, (30, 200), (0.75, 0.65))
+    n = a.size
     result = S.paired_test(a, b, np.arange(n), resamples=500, seed=seed)
     table = two_by_two(a, b)
     assert result.test == "mcnemar_exact"

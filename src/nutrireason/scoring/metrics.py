@@ -503,9 +503,8 @@ def _bootstrap(rows: np.ndarray, table: Table, resamples: int, seed: int
 
 
 def _interval(values: np.ndarray, level: float) -> dict[str, float]:
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return {"low": float(low), "high": float(high)}
+    low, high = S.percentile_interval(values, level)
+    return {"low": low, "high": high}
 
 
 def _add_design(out: dict[str, dict[str, Any]], table: Table, clusters: np.ndarray,

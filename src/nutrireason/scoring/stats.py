@@ -193,9 +193,9 @@ def paired_test(a: np.ndarray, b: np.ndarray, codes: np.ndarray, resamples: int 
     boot = None
     if resamples > 0 and result.clusters > 1:
         boot = bootstrap_means(difference, codes, resamples, np.random.default_rng(seed))
-        result.low, result.high = _percentiles(boot, level)
+        result.low, result.high = percentile_interval(boot, level)
         if corrected_level is not None:
-            result.corrected_low, result.corrected_high = _percentiles(boot, corrected_level)
+            result.corrected_low, result.corrected_high = percentile_interval(boot, corrected_level)
     elif corrected_level is not None:
         result.corrected_low, result.corrected_high = result.low, result.high
     if is_binary(a) and is_binary(b):
@@ -214,7 +214,8 @@ def paired_test(a: np.ndarray, b: np.ndarray, codes: np.ndarray, resamples: int 
     return result
 
 
-def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central ``level`` percentile interval of bootstrap ``values``."""
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
