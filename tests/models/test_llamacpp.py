@@ -9,6 +9,7 @@ server test also needs the server's own dependencies (``llama-cpp-python[server]
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ import pytest
 
 from nutrireason.errors import NutriReasonError
 from nutrireason.models.errors import MissingDependency, ModelError
-from nutrireason.models.llamacpp import LlamaCppBackend
+from nutrireason.models.llamacpp import LlamaCppBackend, f16_copy, usable_cores
 from nutrireason.models.registry import get_backend
 from nutrireason.models.types import (
     ChatRequest,
@@ -43,6 +44,7 @@ from nutrireason.models.types import (
 from tests.conftest import real_bundle
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_RUN = "SmolLM2-135M-Instruct.Q4_1.F16.gguf"  # the F16 copy the backend runs
 
 
 def ask(text: str = "Is rice gluten free? Answer Yes or No.", **settings: Any) -> ChatRequest:
@@ -129,6 +131,53 @@ def fake_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     return module
 
 
+def _fake_quantize(calls: list[tuple[bytes, bytes, int]], fail: bool = False):
+    def quantize(source: bytes, target: bytes, params: Any) -> int:
+        calls.append((source, target, params._obj.ftype))
+        if fail:
+            return 1
+        Path(target.decode()).write_bytes(b"GGUF f16 " + Path(source.decode()).read_bytes())
+        return 0
+    return quantize
+
+
+class _QuantizeParams(ctypes.Structure):
+    _fields_ = [("nthread", ctypes.c_int32), ("ftype", ctypes.c_int), ("allow_requantize",
+                                                                        ctypes.c_bool)]
+
+
+def _quantize_params() -> _QuantizeParams:
+    return _QuantizeParams()
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_the_bundle_runs_from_an_f16_copy_written_once(fake_llama_cpp: Any, gguf: Path,
+                                                       fail: bool) -> None:
+    calls: list[tuple[bytes, bytes, int]] = []
+    fake_llama_cpp.llama_model_quantize = _fake_quantize(calls, fail)
+    fake_llama_cpp.llama_model_quantize_default_params = _quantize_params
+    fake_llama_cpp.LLAMA_FTYPE_MOSTLY_F16 = 1
+    first, second = f16_copy(gguf), f16_copy(gguf)
+    if fail:  # a data home where the copy cannot be written: the original runs
+        assert first == second == gguf and len(calls) == 2
+    else:
+        assert first == second == gguf.with_name("tiny-model.F16.gguf") and len(calls) == 1
+        assert first.read_bytes().startswith(b"GGUF f16 GGUF")
+        assert calls[0][0] == str(gguf).encode() and calls[0][2] == 1
+    assert sorted(p.name for p in gguf.parent.iterdir()) == sorted(
+        {gguf.name, first.name})  # no partial file left behind
+
+
+def test_a_newer_original_rewrites_the_copy(fake_llama_cpp: Any, gguf: Path) -> None:
+    calls: list[tuple[bytes, bytes, int]] = []
+    fake_llama_cpp.llama_model_quantize = _fake_quantize(calls)
+    fake_llama_cpp.llama_model_quantize_default_params = _quantize_params
+    fake_llama_cpp.LLAMA_FTYPE_MOSTLY_F16 = 1
+    copy = f16_copy(gguf)
+    os.utime(copy, (1, 1))  # the original is now newer than its copy
+    assert f16_copy(gguf) == copy and len(calls) == 2 and copy.stat().st_mtime > 1
+
+
 # -- errors that need no model ---------------------------------------------------------------
 
 
@@ -200,9 +249,19 @@ def test_options_reach_llama_and_load_is_lazy_and_once(fake_llama_cpp: Any, gguf
     run(backend, ask("b"))
     assert len(FakeLlama.instances) == 1
     assert FakeLlama.instances[0].kwargs == {"model_path": str(gguf.resolve()), "n_ctx": 4096,
-                                             "n_threads": 2, "n_gpu_layers": -1,
+                                             "n_threads": 2, "n_threads_batch": 2,
+                                             "n_gpu_layers": -1, "flash_attn": True,
                                              "verbose": False}
     assert backend.load_s is not None and backend.load_s >= 0
+
+
+def test_by_default_every_usable_core_and_flash_attention(fake_llama_cpp: Any,
+                                                          gguf: Path) -> None:
+    run(get_backend(f"llamacpp/{gguf}"), ask("a"))
+    run(get_backend(f"llamacpp/{gguf}?flash_attn=0"), ask("a"))
+    default, off = (instance.kwargs for instance in FakeLlama.instances)
+    assert default["n_threads"] == default["n_threads_batch"] == usable_cores() >= 1
+    assert default["flash_attn"] is True and off["flash_attn"] is False
 
 
 def test_settings_map_to_create_chat_completion(fake_llama_cpp: Any, gguf: Path) -> None:
@@ -333,14 +392,14 @@ def smollm2() -> Iterator[LlamaCppBackend]:
 
 @pytest.mark.slow
 def test_smollm2_plain_generation(smollm2: LlamaCppBackend) -> None:
-    assert smollm2.identity()["model"] == SMOLLM2_FILE
+    assert smollm2.identity()["model"] == SMOLLM2_RUN
     assert smollm2.identity()["size_bytes"] > 50_000_000
     response = run(smollm2, ask(max_tokens=8))
     assert response.text.strip()
     assert response.usage.prompt_tokens > 0 and response.usage.completion_tokens > 0
     assert response.usage.completion_tokens <= 8
     assert response.latency_s > 0 and response.finish_reason in ("stop", "length")
-    assert response.model == SMOLLM2_FILE and response.raw["model"] == SMOLLM2_FILE
+    assert response.model == SMOLLM2_RUN and response.raw["model"] == SMOLLM2_RUN
     assert smollm2.load_s is not None
     json.dumps(response.raw)
 
