@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -89,25 +92,83 @@ def build_stages(root: Path) -> Path:
     return home
 
 
-@pytest.fixture(scope="session")
-def stage_home(request, tmp_path_factory) -> Path:
-    """The stage home of this test session. Under pytest-xdist (`scripts/test.sh` runs one
-    worker per core) the workers share one, built by whichever asks first while the others
-    wait on a lock, instead of each building its own."""
-    if not hasattr(request.config, "workerinput"):  # a plain, single-process run
-        return build_stages(tmp_path_factory.mktemp("stages"))
+# The fixtures that read the stage home: under pytest-xdist the tests that use them run after the
+# others, while the stage home is built in a process of its own (see `_stages_in_background`).
+STAGE_FIXTURES = frozenset({"stage_home", "recipe_build", "fam_pool", "real_build", "ngqa_build",
+                            "ngqa_inputs"})
+SHARED_STAGES = "shared-stages"
+
+
+def needs_stages(item: pytest.Item) -> bool:
+    return bool(STAGE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def build_shared_stages(shared: Path) -> Path:
+    """The stage home in ``shared``, built there by whichever process asks first while the
+    others wait on a lock; a build that died halfway is started again."""
     import shutil
 
     from filelock import FileLock
 
-    shared = tmp_path_factory.getbasetemp().parent / "shared-stages"
     with FileLock(f"{shared}.lock"):
         if not (shared / "built").is_file():
-            shutil.rmtree(shared, ignore_errors=True)  # a worker that failed halfway
+            shutil.rmtree(shared, ignore_errors=True)
             shared.mkdir()
             build_stages(shared)
             (shared / "built").touch()
     return shared / "home"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist: the tests that need the stage home last (their slow ones first), so
+    the workers run everything else while it is built in the background."""
+    def order(item: pytest.Item) -> int:
+        if not needs_stages(item):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    if hasattr(config, "workerinput"):
+        items.sort(key=order)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stages_in_background(request, tmp_path_factory) -> Iterator[None]:
+    """Under pytest-xdist, when any collected test needs the stage home, the first worker starts
+    building it in a separate process at once (stopped at the end if still running)."""
+    shared = tmp_path_factory.getbasetemp().parent / SHARED_STAGES
+    wanted = hasattr(request.config, "workerinput") and any(
+        needs_stages(item) for item in request.session.items)
+    process = None
+    if wanted and _first_to_mark(Path(f"{shared}.started")):
+        with open(f"{shared}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "tests.conftest", str(shared)], stdout=log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=Path(__file__).resolve().parents[1])
+    yield
+    if process is not None and process.poll() is None:
+        process.terminate()
+        process.wait()
+
+
+def _first_to_mark(marker: Path) -> bool:
+    """Create ``marker``; False when another process already has."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def stage_home(request, tmp_path_factory) -> Path:
+    """The stage home of this test session. Under pytest-xdist (`scripts/test.sh` runs one
+    worker per core) the workers share one, built once in the background (or by whichever
+    worker asks first) while the others wait on a lock, instead of each building its own."""
+    if not hasattr(request.config, "workerinput"):  # a plain, single-process run
+        return build_stages(tmp_path_factory.mktemp("stages"))
+    return build_shared_stages(tmp_path_factory.getbasetemp().parent / SHARED_STAGES)
 
 
 @pytest.fixture(scope="session")
@@ -147,3 +208,7 @@ def ngqa_inputs(nhanes_bundle_dirs, recipe_build):
 def ngqa_build(stage_home) -> Path:
     """An NGQA benchmark folder (``ngqa build``, seed 0) from the real bundles."""
     return stage_home / "builds" / "ngqa" / "benchmark"
+
+
+if __name__ == "__main__":  # the background build of `_stages_in_background`
+    build_shared_stages(Path(sys.argv[1]))

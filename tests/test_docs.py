@@ -150,6 +150,37 @@ def test_cli_reference_covers_every_command():
     assert "`--difference`" in page and "`--by`" in page  # options come from the commands
 
 
+def _docs_check():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import docs_check
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    return docs_check
+
+
+def test_docs_check_runs_every_offline_command_and_says_why_not_the_others():
+    """scripts/docs_check.py (run by scripts/test.sh after the tests) runs what it can: the
+    commands it leaves out each have a reason, and what it runs needs no network."""
+    check = _docs_check()
+    commands = check.documented_commands()
+    left_out = {c.text: check.why_not_run(c.text) for c in commands if check.why_not_run(c.text)}
+    ran = [check.offline_words(c.text) for c in commands if c.text not in left_out]
+    assert len(ran) >= 80 and len(left_out) <= len(ran) // 2, (len(ran), len(left_out))
+    for words in ran:
+        assert words[0] == "nutrireason", words
+        assert not any(re.match(r"'?(openai|openai-compatible)/", w) for w in words), words
+        if words[1] == "run":
+            assert words[words.index("--limit") + 1] == check.RUN_LIMIT, words
+    assert left_out["nutrireason review serve"] == "starts a server that waits for a person"
+    assert "nutrireason data pull" in left_out
+    # an optional part in brackets is dropped, not a reason to leave the command out
+    assert "nutrireason fam build" in {c.text for c in commands if c.page.endswith("fam.md")}
+    words = check.offline_words(
+        "nutrireason run items.jsonl --out runs/vllm --model 'openai-compatible/q@http://h/v1'")
+    assert words[-4:] == ["--model", "scripted/echo", "--limit", "2"]
+
+
 def test_docs_site_builds_strictly(tmp_path):
     try:
         import material  # noqa: F401

