@@ -4,17 +4,21 @@
 
 The bash blocks of ``README.md`` and ``docs/**/*.md`` are read in that order (continuation lines
 joined, ``&&`` chains taken apart, comments and optional parts in ``[...]`` dropped) and each
-command is run, in order, in one
-workspace: a fresh data home whose bundles are the pulled ones, and a working folder where the
-commands' relative paths land. First the build stages are made there with the documented
-``nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0``. What is changed, so that
-the commands run offline and in minutes, is fixed and printed:
+command is run, in order, as a reader of that page would: one data home for all (a fresh one
+whose bundles are the pulled ones, its build stages made first with the documented
+``nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0``) and a working folder of
+its own for each page, where the commands' relative paths land. What is changed, so that the
+commands run offline and in minutes, is fixed and printed:
 
 - a model on an endpoint (``openai/...``, ``openai-compatible/...@http...``) is replaced by
   ``scripted/echo``, the offline stand-in; the local model (``llamacpp/...``) stays;
-- every ``nutrireason run`` answers at most 2 items per benchmark file (``--limit 2``);
-- ``items.jsonl`` is three NGQA questions; a run folder a command reads that no earlier command
-  wrote is first made by ``nutrireason run ngqa --limit 2 --model scripted/echo``.
+- every ``nutrireason run`` answers at most 2 items per benchmark file (``--limit 2``) with
+  answers of at most 128 tokens (``--max-tokens 128``);
+- ``items.jsonl`` is three prompts for the generic ``prompt`` method; a run folder a command
+  reads that no earlier command on the page wrote (the reader's own run) is first made by
+  ``nutrireason run ngqa --method plain --method kaping --limit 2`` with ``scripted/yes`` and
+  ``scripted/no`` in turn (two models that answer differently), and scored (for ``merge``, as
+  that many shards of one ``scripted/yes`` run).
 
 A command is not run only for a reason listed in ``NOT_RUN`` (a server, the network, the
 reader's own files or values, another program); every command is printed with what happened.
@@ -26,6 +30,8 @@ recipes --only smollm2``) and the ``local`` extra.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import re
 import shlex
@@ -40,12 +46,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PREPARE = "nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0"
 RUN_LIMIT = "2"
+MAX_TOKENS = "128"
+MADE_UP_TURN = itertools.count()
 OFFLINE_MODEL = "scripted/echo"
 NOT_RUN: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^bash scripts/"), "a set-up script (CI runs scripts/test.sh itself)"),
     (re.compile(r"\bserve\b"), "starts a server that waits for a person"),
     (re.compile(r"\bdata pull\b|\bpip install\b"), "fetches packages from the package index"),
     (re.compile(r"^(lm_eval|inspect) "), "another program's command line (tests/interop runs it)"),
+    (re.compile(r"\breview (export|stats)\b|--reviews\b"),
+     "needs decisions saved in `review serve` (tests/review saves, exports and builds from them)"),
     (re.compile(r"^nutrireason demo$"), "the main job with the local model (scripts/demo.sh; "
      "tests/test_demo.py runs it on a few items)"),
     (re.compile(r"~/|\bmy[_.]\w|\bDIR\b|\bMODEL\b|\bSPEC\b|\s(M|PATH)\b|\{|\.\.\.|"
@@ -92,44 +102,68 @@ def offline_words(command: str) -> list[str]:
     words = shlex.split(command)
     words = [OFFLINE_MODEL if ENDPOINT.match(w) else w for w in words]
     if words[1:2] == ["run"]:
-        if "--limit" in words:
-            words[words.index("--limit") + 1] = RUN_LIMIT
-        else:
-            words += ["--limit", RUN_LIMIT]
+        for option, value in (("--limit", RUN_LIMIT), ("--max-tokens", MAX_TOKENS)):
+            if option in words:
+                words[words.index(option) + 1] = value
+            else:
+                words += [option, value]
     return words
 
 
 def missing_run_folders(words: list[str], work: Path) -> list[str]:
-    """Run folders the command reads (positional ``runs/...`` arguments, ``--runs``) that are
-    not there; the folder after ``--out`` is written, not read."""
-    read = []
-    for index, word in enumerate(words):
-        before = words[index - 1] if index else ""
-        if RUN_FOLDER.match(word) and before != "--out" and not (work / word).is_dir():
-            read.append(word)
-    return read if words[1:2] != ["merge"] else []
+    """Run folders the command reads (``runs/...`` arguments) that are not there; the folder
+    after ``--out`` is written, not read."""
+    return [word for index, word in enumerate(words)
+            if RUN_FOLDER.match(word) and (index == 0 or words[index - 1] != "--out")
+            and not (work / word).is_dir()]
 
 
-def items_file(home: Path, work: Path) -> None:
-    """``items.jsonl``: the first three questions of the NGQA build (binary, standard)."""
-    source = home / "builds" / "ngqa" / "benchmark" / "standard" / "binary.jsonl"
-    with source.open(encoding="utf-8") as handle:
-        lines = [next(handle) for _ in range(3)]
-    (work / "items.jsonl").write_text("".join(lines), encoding="utf-8")
+MADE_UP_MODELS = ("scripted/yes", "scripted/no")
 
 
-def workspace(root: Path) -> tuple[Path, Path, dict[str, str]]:
-    """(data home, working folder, environment) under ``root``."""
+def make_runs(folders: list[str], merged: bool, work: Path, env: dict[str, str]) -> None:
+    """The reader's own runs: scripted NGQA runs, scored (shards of one run for ``merge``)."""
+    for number, folder in enumerate(folders, start=1):
+        shard = ["--shard", f"{number}/{len(folders)}"] if merged else []
+        model = MADE_UP_MODELS[0 if merged else next(MADE_UP_TURN) % len(MADE_UP_MODELS)]
+        made = run(["nutrireason", "run", "ngqa", "--method", "plain", "--method", "kaping",
+                    "--limit", RUN_LIMIT, "--model", model, "--out", folder, *shard], work, env)
+        if made.returncode == 0 and not merged:
+            made = run(["nutrireason", "score", folder], work, env)
+        print(f"made     {folder} with {model} for the next command (exit {made.returncode})")
+
+
+PROMPTS = ["Is brown rice a whole grain? Answer yes or no.",
+           "Name one food high in potassium.",
+           "Does a person with coeliac disease need to avoid barley? Answer yes or no."]
+
+
+def items_file(work: Path) -> None:
+    """``items.jsonl``: three prompts for the generic ``prompt`` method."""
+    lines = [json.dumps({"id": f"q{number}", "prompt": prompt})
+             for number, prompt in enumerate(PROMPTS, start=1)]
+    (work / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def workspace(root: Path) -> tuple[Path, dict[str, str]]:
+    """(data home, environment) under ``root``."""
     from nutrireason.paths import data_home
 
-    bundles = data_home() / "bundles"
-    home, work = root / "home", root / "work"
+    home = root / "home"
     home.mkdir(parents=True)
-    work.mkdir()
-    (home / "bundles").symlink_to(bundles)
+    (home / "bundles").symlink_to(data_home() / "bundles")
     env = os.environ | {"NUTRIREASON_HOME": str(home), "COLUMNS": "120"}
     env.pop("OPENAI_API_KEY", None)
-    return home, work, env
+    return home, env
+
+
+def page_folder(root: Path, page: str) -> Path:
+    """The working folder of one page (made on first use, with its ``items.jsonl``)."""
+    work = root / "pages" / re.sub(r"[^\w.-]+", "-", page)
+    if not work.is_dir():
+        work.mkdir(parents=True)
+        items_file(work)
+    return work
 
 
 def run(words: list[str], work: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -140,29 +174,25 @@ def run(words: list[str], work: Path, env: dict[str, str]) -> subprocess.Complet
 
 
 def check(commands: list[Command], root: Path) -> int:
-    home, work, env = workspace(root)
+    home, env = workspace(root)
     started = time.perf_counter()
     failures = 0
     for command in [Command("(preparation)", PREPARE), *commands]:
         reason = why_not_run(command.text)
         if reason is not None:
-            print(f"not run  {command.page}: {command.text}\n         ({reason})")
+            print(f"not run  {command.page}: {command.text}\n         ({reason})", flush=True)
             continue
+        work = page_folder(root, command.page)
         words = offline_words(command.text)
-        for folder in missing_run_folders(words, work):
-            made = run(["nutrireason", "run", "ngqa", "--limit", RUN_LIMIT, "--model",
-                        OFFLINE_MODEL, "--out", folder], work, env)
-            print(f"made     {folder} for the next command (exit {made.returncode})")
+        make_runs(missing_run_folders(words, work), words[1] == "merge", work, env)
         began = time.perf_counter()
         done = run(words, work, env)
         seconds = time.perf_counter() - began
         status = "ok" if done.returncode == 0 else f"FAILED (exit {done.returncode})"
-        print(f"{status:<8} {command.page}: {shlex.join(words)}  [{seconds:.1f} s]")
+        print(f"{status:<8} {command.page}: {shlex.join(words)}  [{seconds:.1f} s]", flush=True)
         if done.returncode != 0:
             failures += 1
-            print(done.stdout[-4000:])
-        if command.page == "(preparation)":
-            items_file(home, work)
+            print(done.stdout[-4000:], flush=True)
     print(f"{failures} failed; {time.perf_counter() - started:.0f} s")
     return 1 if failures else 0
 

@@ -178,7 +178,7 @@ def test_docs_check_runs_every_offline_command_and_says_why_not_the_others():
     assert "nutrireason fam build" in {c.text for c in commands if c.page.endswith("fam.md")}
     words = check.offline_words(
         "nutrireason run items.jsonl --out runs/vllm --model 'openai-compatible/q@http://h/v1'")
-    assert words[-4:] == ["--model", "scripted/echo", "--limit", "2"]
+    assert words[-6:] == ["--model", "scripted/echo", "--limit", "2", "--max-tokens", "128"]
 
 
 def test_docs_site_builds_strictly(tmp_path):

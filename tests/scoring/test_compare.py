@@ -11,11 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from nutrireason.cli import app
+from nutrireason.errors import DataError
 from nutrireason.models.scripted import register
 from nutrireason.runs import RunConfig, run
 from nutrireason.scoring import score_run, write_scores
 from nutrireason.scoring import stats as S
-from nutrireason.scoring.compare import Pairs, compare_groups
+from nutrireason.scoring.compare import Arm, Pairs, RunSamples, compare_groups, pair_arms
 from tests.scoring.scripted_pair import LEVELS, QUESTIONS, USERS, make_runs
 
 
@@ -200,3 +201,34 @@ def test_report_comparisons_join_an_arm_across_runs(tmp_path):
     assert set(rows) == {("tog / m", "sparse"), ("tog / m", "complex")}
     assert rows[("tog / m", "sparse")]["difference"] == pytest.approx(0.5)
     assert rows[("tog / m", "complex")]["difference"] == pytest.approx(1 / 3)
+
+
+def _arms(*labels: str) -> RunSamples:
+    samples = RunSamples(Path("run"))
+    for label in labels:
+        method, model = label.split(" / ")
+        samples.values[Arm(method, model)][("binary", "standard", "q1")].append({"x": 1.0})
+    return samples
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    # one arm each: they face each other whatever their names
+    (["plain / m1"], ["kaping / m2"], [("plain / m1", "kaping / m2")]),
+    # two models, the same methods: per method
+    (["plain / m1", "tog / m1"], ["plain / m2", "tog / m2"],
+     [("plain / m1", "plain / m2"), ("tog / m1", "tog / m2")]),
+    # one arm against several: the only one of the same method, on either side
+    (["plain / m1"], ["kaping / m2", "plain / m2"], [("plain / m1", "plain / m2")]),
+    (["kaping / m2", "plain / m2"], ["plain / m1"], [("plain / m2", "plain / m1")]),
+    # ... else the only one of the same model
+    (["plain / m1"], ["kaping / m1", "tog / m2"], [("plain / m1", "kaping / m1")]),
+])
+def test_arms_are_paired_by_the_stated_rules(a, b, expected):
+    pairs = pair_arms(_arms(*a), _arms(*b))
+    assert [(x.label, y.label) for x, y in pairs] == expected
+
+
+def test_arms_that_cannot_be_paired_are_refused_naming_them():
+    with pytest.raises(DataError, match="cannot tell which arm") as info:
+        pair_arms(_arms("plain / m1"), _arms("kaping / m2", "tog / m3"))
+    assert "plain / m1" in str(info.value) and "--b-method" in str(info.value)

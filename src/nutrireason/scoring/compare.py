@@ -155,7 +155,8 @@ def arm_comparisons(runs: Sequence[RunSamples], resamples: int = 1000, seed: int
 
 def pair_arms(a: RunSamples, b: RunSamples) -> list[tuple[Arm, Arm]]:
     """Which arm of A faces which arm of B: the only one of each; else the same method (two
-    models compared per method) or the same model (two methods per model)."""
+    models compared per method) or the same model (two methods per model); else, when one run
+    has a single arm, the other run's only arm with its method (else with its model)."""
     arms_a, arms_b = a.arms, b.arms
     if len(arms_a) == 1 and len(arms_b) == 1:
         return [(arms_a[0], arms_b[0])]
@@ -166,12 +167,29 @@ def pair_arms(a: RunSamples, b: RunSamples) -> list[tuple[Arm, Arm]]:
             by_b = {getattr(x, shared): x for x in arms_b}
             if set(by_a) == set(by_b):
                 return [(by_a[k], by_b[k]) for k in sorted(by_a)]
+    single = _single_arm_pair(arms_a, arms_b)
+    if single is not None:
+        return [single]
     raise DataError(b.path, "cannot tell which arm to compare with which: A has "
                     f"{', '.join(x.label for x in arms_a)}; B has "
                     f"{', '.join(x.label for x in arms_b)}", field="--a-method / --b-model",
                     expected="one (method, model) per run, or the same methods (or models) on "
                              "both sides; narrow with --a-method, --a-model, --b-method, "
                              "--b-model")
+
+
+def _single_arm_pair(arms_a: list[Arm], arms_b: list[Arm]) -> tuple[Arm, Arm] | None:
+    """A run with one arm faces the other run's only arm of the same method, else of the
+    same model; None when there is no such arm."""
+    flipped = len(arms_a) != 1
+    one, many = (arms_b, arms_a) if flipped else (arms_a, arms_b)
+    if len(one) != 1:
+        return None
+    for shared in ("method", "model"):
+        matches = [x for x in many if getattr(x, shared) == getattr(one[0], shared)]
+        if len(matches) == 1:
+            return (matches[0], one[0]) if flipped else (one[0], matches[0])
+    return None
 
 
 def default_metric(task: str) -> str:
