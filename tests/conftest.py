@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from nutrireason.models.llamacpp import usable_cores
 from nutrireason.paths import data_home
+
+# Under pytest-xdist each worker's llama.cpp gets its share of the cores: two processes each
+# running on every core (llama.cpp's threads spin while they wait) take twice as long.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT", "").isdigit():
+    os.environ.setdefault("NUTRIREASON_LLAMA_THREADS", str(max(
+        1, usable_cores() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 
 
 def _bundle_dir(bundle_id: str) -> Path | None:

@@ -255,13 +255,24 @@ def test_options_reach_llama_and_load_is_lazy_and_once(fake_llama_cpp: Any, gguf
     assert backend.load_s is not None and backend.load_s >= 0
 
 
-def test_by_default_every_usable_core_and_flash_attention(fake_llama_cpp: Any,
-                                                          gguf: Path) -> None:
+def test_by_default_every_usable_core_and_flash_attention(fake_llama_cpp: Any, gguf: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NUTRIREASON_LLAMA_THREADS", raising=False)
     run(get_backend(f"llamacpp/{gguf}"), ask("a"))
     run(get_backend(f"llamacpp/{gguf}?flash_attn=0"), ask("a"))
     default, off = (instance.kwargs for instance in FakeLlama.instances)
     assert default["n_threads"] == default["n_threads_batch"] == usable_cores() >= 1
     assert default["flash_attn"] is True and off["flash_attn"] is False
+
+
+def test_the_thread_default_can_come_from_the_environment(fake_llama_cpp: Any, gguf: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NUTRIREASON_LLAMA_THREADS", "3")
+    assert LlamaCppBackend(gguf).n_threads == 3
+    assert LlamaCppBackend(gguf, n_threads=1).n_threads == 1  # the provider string wins
+    monkeypatch.setenv("NUTRIREASON_LLAMA_THREADS", "many")
+    with pytest.raises(NutriReasonError, match="NUTRIREASON_LLAMA_THREADS='many'"):
+        LlamaCppBackend(gguf)
 
 
 def test_settings_map_to_create_chat_completion(fake_llama_cpp: Any, gguf: Path) -> None:

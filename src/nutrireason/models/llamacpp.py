@@ -5,8 +5,9 @@ an F16 copy of its Q4_1 weights written next to it on first use (the same weight
 precision: llama.cpp's fast CPU matrix kernels do not take Q4_1); ``llamacpp/<path.gguf>`` is any
 GGUF file, run as it is. Options come from the provider string:
 ``llamacpp/smollm2?n_ctx=4096&n_threads=2``. By default llama.cpp uses every core this process
-may run on, for prompt reading and generation alike (llama-cpp-python's own default generates on
-half of them), and flash attention (``flash_attn=0`` turns it off). On a 2-core machine
+may run on (``$NUTRIREASON_LLAMA_THREADS`` when set: for several processes sharing a machine),
+for prompt reading and generation alike (llama-cpp-python's own default generates on half of
+them), and flash attention (``flash_attn=0`` turns it off). On a 2-core machine
 ``benchmarks/llamacpp_threads.py`` measured the bundle run this way reading prompts 2.14 times
 and generating 1.36 times as fast as its file with llama-cpp-python's defaults.
 
@@ -50,6 +51,7 @@ BUNDLES: dict[str, tuple[str, str]] = {
     "smollm2": ("smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
 FINGERPRINT_BYTES = 1 << 20
+THREADS_VAR = "NUTRIREASON_LLAMA_THREADS"
 OPTIONS = ("n_ctx", "n_threads", "n_gpu_layers", "flash_attn", "verbose")
 
 
@@ -80,7 +82,7 @@ class LlamaCppBackend(Backend):
                 f"llamacpp/{path.name}: unknown backend option(s) {sorted(options)}; "
                 f"expected: {', '.join(OPTIONS)}")
         self.n_ctx = _positive_int("n_ctx", n_ctx)
-        self.n_threads = usable_cores() if n_threads is None else \
+        self.n_threads = default_threads() if n_threads is None else \
             _positive_int("n_threads", n_threads)
         self.flash_attn = _bool("flash_attn", flash_attn)
         self.n_gpu_layers = _int("n_gpu_layers", n_gpu_layers)
@@ -248,6 +250,16 @@ class LlamaCppBackend(Backend):
             close = getattr(llm, "close", None)
             if callable(close):
                 close()
+
+
+def default_threads() -> int:
+    """``$NUTRIREASON_LLAMA_THREADS`` (a positive integer) when set, else every usable core."""
+    value = os.environ.get(THREADS_VAR, "").strip()
+    if not value:
+        return usable_cores()
+    if not value.isdigit() or int(value) < 1:
+        raise NutriReasonError(f"${THREADS_VAR}={value!r} is not a positive integer")
+    return int(value)
 
 
 def usable_cores() -> int:
