@@ -2,5 +2,5 @@
 
 from nutrireason.errors import DataError, NutriReasonError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["DataError", "NutriReasonError", "__version__"]

@@ -25,7 +25,7 @@ NGQA_MAX_TOKENS = 64  # the demo's NGQA answer budget: a verdict, tags or two se
 # Seconds per sample of the bundled SmolLM2 on 2 cores, measured on the demo's own samples
 # (llama.cpp, one thread per sample): an NGQA question per method, a FAM-Bench dish, a ranking
 # item (five calls); and the references on the full sets, scoring and the report.
-SECONDS_NGQA, SECONDS_DISH, SECONDS_RANK, SECONDS_FIXED = 1.6, 5.2, 21.0, 51.0
+SECONDS_NGQA, SECONDS_DISH, SECONDS_RANK, SECONDS_FIXED = 1.4, 4.3, 18.0, 51.0
 
 
 def demo_estimate(per_cell: int, fam_limits: dict[str, int]) -> tuple[int, float]:
