@@ -63,6 +63,7 @@ def _model_records(home: Path) -> list[dict]:
     return rows
 
 
+@pytest.mark.slow
 def test_demo_interrupted_twice_resumes_without_redoing_work(home):
     first = _demo(home, "--model", MODEL, *ARGS)
     _wait_for_records(home, 3, first)

@@ -53,6 +53,7 @@ def _sign_in(context, url: str, name: str):
     return tab, problems
 
 
+@pytest.mark.slow
 def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr28, real_build,
                                               tmp_path):
     sync_playwright = _playwright()
