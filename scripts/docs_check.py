@@ -73,18 +73,31 @@ class Command:
     text: str
 
 
+def split_commands(block: str) -> list[str]:
+    """The commands of a bash block: continuation lines joined, comments dropped, commands
+    joined by && or || taken apart."""
+    found = []
+    for line in block.replace("\\\n", " ").splitlines():
+        found += [part.strip() for part in re.split(r"&&|\|\|", line.split(" #")[0])
+                  if part.strip()]
+    return found
+
+
+def bash_blocks(page: Path) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
 def documented_commands() -> list[Command]:
-    """Every command of every bash block, README first, then the docs pages in path order."""
+    """Every command of every bash block, README first, then the docs pages in path order,
+    optional ``[...]`` parts dropped."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     found = []
     for page in pages:
-        text = page.read_text(encoding="utf-8")
-        for block in re.findall(r"```bash\n(.*?)```", text, re.S):
-            for line in block.replace("\\\n", " ").splitlines():
-                for part in re.split(r"&&|\|\|", line.split(" #")[0]):
-                    part = OPTIONAL.sub(" ", part)
-                    if part.strip():
-                        found.append(Command(str(page.relative_to(ROOT)), " ".join(part.split())))
+        for block in bash_blocks(page):
+            for command in split_commands(block):
+                command = " ".join(OPTIONAL.sub(" ", command).split())
+                if command:
+                    found.append(Command(str(page.relative_to(ROOT)), command))
     return found
 
 

@@ -143,7 +143,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _stages_in_background(request, tmp_path_factory) -> Iterator[None]:
     """Under pytest-xdist, when any collected test needs the stage home, the first worker starts
     building it in a separate process at once (stopped at the end if still running)."""
-    shared = tmp_path_factory.getbasetemp().parent / SHARED_STAGES
+    shared = _shared_stages(tmp_path_factory)
     wanted = hasattr(request.config, "workerinput") and any(
         needs_stages(item) for item in request.session.items)
     process = None
@@ -157,6 +157,11 @@ def _stages_in_background(request, tmp_path_factory) -> Iterator[None]:
     if process is not None and process.poll() is None:
         process.terminate()
         process.wait()
+
+
+def _shared_stages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The stage home folder the xdist workers of this session share (beside their own)."""
+    return tmp_path_factory.getbasetemp().parent / SHARED_STAGES
 
 
 def _first_to_mark(marker: Path) -> bool:
@@ -175,7 +180,7 @@ def stage_home(request, tmp_path_factory) -> Path:
     worker asks first) while the others wait on a lock, instead of each building its own."""
     if not hasattr(request.config, "workerinput"):  # a plain, single-process run
         return build_stages(tmp_path_factory.mktemp("stages"))
-    return build_shared_stages(tmp_path_factory.getbasetemp().parent / SHARED_STAGES)
+    return build_shared_stages(_shared_stages(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ record in the repository's text."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shlex
@@ -63,15 +64,19 @@ def test_readme_is_short():
     assert len(lines) <= README_LINES, len(lines)
 
 
+def _script(name: str):
+    """A module of ``scripts/`` (they are not a package)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
 def _commands_in(block: str) -> list[str]:
-    """The `nutrireason ...` commands of a bash block: continuation lines joined, comments
-    dropped, commands joined by && or || taken apart."""
-    found = []
-    for line in block.replace("\\\n", " ").splitlines():
-        for part in re.split(r"&&|\|\|", line.split(" #")[0]):
-            if part.strip().startswith("nutrireason"):
-                found.append(part.strip())
-    return found
+    """The `nutrireason ...` commands of a bash block (split as the docs check splits them)."""
+    return [c for c in _script("docs_check").split_commands(block)
+            if c.startswith("nutrireason")]
 
 
 def _quick_start() -> list[list[str]]:
@@ -108,7 +113,7 @@ def _documented_commands() -> list[tuple[Path, str]]:
     """Every `nutrireason ...` command in a bash block of the README and the docs pages."""
     found = []
     for path in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
-        for block in re.findall(r"```bash\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
+        for block in _script("docs_check").bash_blocks(path):
             found += [(path, command) for command in _commands_in(block)]
     return found
 
@@ -136,12 +141,7 @@ def test_every_documented_command_and_option_exists():
 
 
 def test_cli_reference_covers_every_command():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        from docs_hooks import cli_reference
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    page = cli_reference()
+    page = _script("docs_hooks").cli_reference()
     root = typer.main.get_command(app)
     for name, command in root.commands.items():
         assert f"## `nutrireason {name}`" in page
@@ -150,19 +150,10 @@ def test_cli_reference_covers_every_command():
     assert "`--difference`" in page and "`--by`" in page  # options come from the commands
 
 
-def _docs_check():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import docs_check
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return docs_check
-
-
 def test_docs_check_runs_every_offline_command_and_says_why_not_the_others():
     """scripts/docs_check.py (run by scripts/test.sh after the tests) runs what it can: the
     commands it leaves out each have a reason, and what it runs needs no network."""
-    check = _docs_check()
+    check = _script("docs_check")
     commands = check.documented_commands()
     left_out = {c.text: check.why_not_run(c.text) for c in commands if check.why_not_run(c.text)}
     ran = [check.offline_words(c.text) for c in commands if c.text not in left_out]

@@ -23,8 +23,8 @@ FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
 DEMO_RANK_MODES = ["fam-baseline"]
 NGQA_MAX_TOKENS = 64  # the demo's NGQA answer budget: a verdict, tags or two sentences
 # Seconds per sample of the bundled SmolLM2 on 2 cores, measured on the demo's own samples
-# (llama.cpp, one thread per sample): an NGQA question per method, a FAM-Bench dish, a ranking
-# item (five calls); and the references on the full sets, scoring and the report.
+# (llama.cpp on every core, one sample at a time): an NGQA question per method, a FAM-Bench
+# dish, a ranking item (five calls); and the references on the full sets, scoring and the report.
 SECONDS_NGQA, SECONDS_DISH, SECONDS_RANK, SECONDS_FIXED = 1.4, 4.3, 18.0, 51.0
 
 
