@@ -281,3 +281,96 @@ def test_an_amount_relative_to_another_line_is_its_own_food(resolver):
     # the food after "of" (not the tomato the line ends with), at ¾ of the tomato's 123 g
     assert cheese.ndb_no == "01026" and cheese.grams == pytest.approx(92.25)
     assert "relative_amount" in cheese.rules
+
+
+# ------------------------------------------------------------------ classes, trimming, bottles
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("3 cups chopped mixed vegetables (e.g. zucchini, peppers)", "11477",
+     "a mixture with examples is its first example: zucchini, not SR28's frozen corn-and-peas mix"),
+    ("2 cups leafy greens (such as chard or spinach)", "11147",
+     "the first of 'chard or spinach': Swiss chard, raw"),
+    ("1 cup mixed nuts (like walnuts and pecans)", "12155", "the first example: English walnuts"),
+    ("1 cup shredded cheese (such as Monterey Jack)", "01025", "the first example: Monterey"),
+    ("500 g minced meat (either pork or beef)", "10219",
+     "the name's 'minced' stays on its example: ground pork, raw"),
+])
+def test_a_class_of_foods_with_examples_is_its_first_example(resolver, line, ndb, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    assert any(rule.startswith("collective_example:") for rule in item.rules)
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("8 oz cream cheese (like Philadelphia)", "01017",
+     "'cream' makes it one food: the example is a brand, not what the cheese is"),
+    ("1 cup pine nuts (such as Italian)", "12147", "pine nuts are one food"),
+    ("2 cups mixed vegetables", "11583", "no example: SR28's mixed vegetables"),
+])
+def test_one_food_or_no_example_keeps_the_name(resolver, line, ndb, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    assert not any(rule.startswith("collective_example:") for rule in item.rules)
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 lb fresh asparagus, trimmed", 453.592 * 0.53, "SR28 asparagus: 47 % butt ends"),
+    ("2 kg strawberries, hulled", 2000 * 0.94, "SR28 strawberries: 6 % caps and stems"),
+    ("1 pound green beans (ends trimmed)", 453.592 * 0.88,
+     "an instruction in parentheses; SR28 snap beans: 12 % ends, strings, trimmings"),
+    ("1 lb trimmed asparagus", 453.592, "trimmed before the food: weighed trimmed"),
+    ("1 lb asparagus", 453.592, "no instruction: the stated mass"),
+    ("6 asparagus spears, trimmed", 6 * 16.0,
+     "a count is weighed by SR28's spear, already the edible part (1 spear, 7\" = 16 g)"),
+])
+def test_produce_trimmed_as_bought_loses_its_refuse(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+def test_a_trimming_word_on_meat_takes_no_produce_refuse(resolver):
+    item = resolver.ingredient("1 lb pork loin, trimmed of fat")
+    assert item.grams == pytest.approx(453.592)
+    assert "trimmed_as_bought" not in item.rules
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 bottle of dry red wine", 750 / 29.57 * 29.4, "750 ml at SR28's 29.4 g a fl oz"),
+    ("2 bottles white wine", 2 * 750 / 29.57 * 29.4, "two standard bottles"),
+    ("1 bottle (375 ml) red wine", 375 / 29.57 * 29.4, "a bottle with its own size keeps it"),
+])
+def test_a_wine_bottle_is_750_ml(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=0.01), why
+
+
+def test_wine_vinegar_is_no_wine_bottle(resolver):
+    assert "wine_bottle" not in resolver.ingredient("1 bottle red wine vinegar").rules
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("2 lb beef, cut into 1-inch cubes", "23093", "cubed beef is stewing beef (chuck for stew)"),
+    ("1 kg beef, cubed", "23093", "the same, said with 'cubed'"),
+    ("2 lb beef", "13795", "beef of no cut and no cubes stays SR28's composite of retail cuts"),
+])
+def test_cubed_beef_is_stewing_beef(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("2 tbsp dry rub", "02015", "a rub is a blend of ground spices: the curry-powder proxy"),
+    ("¼ cup BBQ rub", "02015", "any name ending in 'rub'"),
+])
+def test_a_rub_is_a_spice_blend(resolver, line, ndb, why):
+    item = resolver.ingredient(line)
+    assert item.ndb_no == ndb, why
+    assert "proxy:* rub" in item.rules
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("1 lb lamb, cut into 2 cm pieces", "17059", "lamb cut up is SR28's cubed for stew or kabob"),
+    ("700 g lamb or goat meat, cut into large chunks", "17059", "'lamb or goat meat' is lamb meat"),
+    ("500 g stewing lamb", "17059", "stewing lamb is the stew cut"),
+    ("1 lb lamb", "17001", "uncut lamb stays SR28's composite of retail cuts"),
+])
+def test_cut_up_lamb_is_the_stew_cut(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why

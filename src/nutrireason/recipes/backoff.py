@@ -46,7 +46,7 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     found: list[str] = []
     if name in FORM_NOUNS and unit and unit.isalpha():
         found.append(unit)
-    found += [_clean(m.group(1)) for m in EXAMPLE.finditer(line)]
+    found += examples(line)
     found += [gloss for inner in GLOSS.findall(line) for gloss in _glosses(inner)]
     slash = re.search(r"([a-z]+)/[a-z]+\s+(.+)", line.lower())
     if slash:  # "5 corn/wheat tortillas": the first of the two, with its noun
@@ -64,6 +64,51 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     return [n for n in found if n and not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
 
 
+def examples(line: str) -> list[str]:
+    """The first food of each example list the line gives ("such as spinach or kale" is
+    spinach)."""
+    return [_clean(re.split(r"\bor\b|\band\b|/", m.group(1))[0]) for m in EXAMPLE.finditer(line)]
+
+
+# The last word of a name for a mixture or a class of foods, not one food: when the line
+# names examples of it ("mixed vegetables (e.g. carrots, cabbage)", "leafy greens (such as
+# spinach)"), the first example says what it is.
+COLLECTIVE_HEADS = frozenset({"vegetables", "veggies", "veg", "greens", "nuts", "fruit",
+                              "fruits", "berries", "herbs", "fish", "seafood", "meat", "meats",
+                              "squash", "cheese"})
+# Words that may stand before a collective head and leave it a class ("mixed", "leafy",
+# "shredded"); any other word makes it one food ("cream cheese", "pine nuts").
+CLASS_WORDS = frozenset({"mixed", "assorted", "leafy", "green", "fresh", "dried", "frozen",
+                         "other", "seasonal", "white", "ground", "minced", "chopped", "grated",
+                         "shredded", "sliced", "diced", "any", "winter", "summer", "hard",
+                         "soft", "firm", "melting", "cooked", "raw", "tree", "dark"})
+# Words of a name that say how the food is prepared, kept on the example that names it
+# ("ground meat (beef or lamb)" is ground beef).
+KEPT_FORMS = frozenset({"ground", "minced"})
+
+
+def collective_example(name: str | None, line: str) -> str | None:
+    """The food a collective name stands for on this line: its first example, with the name's
+    preparation word ("ground"); None when the name is one food or the line gives no
+    example."""
+    words = (name or "").split()
+    if not words or words[-1] not in COLLECTIVE_HEADS or \
+            not set(words[:-1]) <= CLASS_WORDS:
+        return None
+    found = examples(line) + [gloss for inner in GLOSS.findall(line)
+                              for gloss in _glosses(inner)][:1]
+    if not found:
+        return None
+    return with_forms(found[0], name or "")
+
+
+def with_forms(other: str, name: str) -> str:
+    """``other`` with the preparation words of ``name`` it lacks in front ("beef", "ground
+    meat" -> "ground beef")."""
+    kept = [word for word in name.split() if word in KEPT_FORMS and word not in other.split()]
+    return " ".join([*kept, other])
+
+
 def _glosses(inner: str) -> list[str]:
     """The foods a parenthesised gloss names, in order ("sorghum"; "feta; optional" -> "feta";
     "cold gravy or butter" -> both); none for a measure, a note or a state."""
@@ -78,7 +123,7 @@ def _glosses(inner: str) -> list[str]:
 
 
 def _clean(text: str) -> str:
-    text = re.sub(r"(?i)^(?:a|an|the|some)\s+", "", text.strip().lower())
+    text = re.sub(r"(?i)^(?:a|an|the|some|either)\s+", "", text.strip().lower())
     text = re.sub(r"(?i)\b(?:or|and)\s*$", "", text).strip(" .:-")
     return " ".join(text.split())
 

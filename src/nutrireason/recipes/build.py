@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
-from nutrireason.recipes.backoff import backoff_names
+from nutrireason.recipes.backoff import backoff_names, collective_example, with_forms
 from nutrireason.recipes.coverage import (
     LineEnergy,
     UnresolvedEnergy,
@@ -52,7 +52,7 @@ from nutrireason.recipes.parse import (
     parse_line,
     unit_kind,
 )
-from nutrireason.recipes.proxies import PROXY_RULE, Proxy, load_proxies, proxy_key, proxy_share
+from nutrireason.recipes.proxies import PROXY_RULE, Proxy, find_proxy, load_proxies, proxy_share
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -176,6 +176,20 @@ SUGAR_OVER_CARBOHYDRATE = 1.05
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
 # A fish bought whole (head, bones and fins on), not fillets or steaks.
+# A fruit or vegetable weighed as bought and then trimmed, peeled or cored by the line's own
+# instruction (after the food: "1 pound asparagus, trimmed of tough ends", "2 lb apples
+# (peeled and cored)"): what is eaten is SR28's edible part. "1 lb peeled carrots" is weighed
+# peeled.
+TRIMMED_AFTER = re.compile(r"(?i)[,(].*\b(?:trimmed|peeled|cored|seeded|de-?seeded|stemmed|"
+                           r"hulled|pitted|stoned|husked|ends\s+(?:removed|snapped)|"
+                           r"tough\s+ends)\b")
+PRODUCE_GROUPS = frozenset({"0900", "1100"})
+# Beef or lamb of no named cut cut into cubes, chunks or pieces is the cut sold for stews and
+# kebabs (SR28's beef "chuck for stew", lamb "cubed for stew or kabob"), not the composite of
+# every retail cut.
+STEW_CUTS = {"beef": "stew beef", "lamb": "stewing lamb"}
+CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
+                   r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
 WHOLE_FISH = re.compile(r"(?i)\bwhole\b(?![^,]*\b(?:fillets?|filets?|steaks?)\b)")
 # An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
 IN_SHELL = re.compile(r"(?i)\(with shell\),? yield")
@@ -323,6 +337,7 @@ class Resolver:
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed)
+            self._trimmed_produce(item, parsed)
             self._out_of_shell(item, parsed)
             self._drained_share(item, parsed)
             self._rendered(item)
@@ -342,16 +357,31 @@ class Resolver:
         """The line's food; when SR28 has none, the first later "or" alternative that it has
         ("caldo de pollo or chicken stock"), recorded in the line's rules."""
         floor = self.rules.min_match_score.value
-        match = self.matcher.match(parsed.food, parsed.unit, parsed.raw_food, parsed.prep,
-                                   parsed.line)
+        example = collective_example(parsed.food, parsed.line)
+        head = (parsed.food or "").split()[-1:]
+        for name in [example, f"{example} {head[0]}"] if example else []:
+            # "shredded cheese (such as Monterey Jack)": the example, else with the class's noun
+            if not self._same_kind(parsed.food, name):
+                break
+            found = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
+            if found is not None and found.score >= floor:
+                item.rules = [*item.rules, f"collective_example:{name}"]
+                return found
+        meat = re.sub(r"\s+meat$", "", parsed.food or "")  # "lamb or goat meat": lamb meat
+        stew = STEW_CUTS.get(meat) if CUBED.search(parsed.line) else None
+        match = self.matcher.match(stew or parsed.food, parsed.unit, parsed.raw_food,
+                                   parsed.prep, parsed.line)
         if match is not None and match.score >= floor:
+            if stew:
+                item.rules = [*item.rules, f"stew_cut:{stew}"]
             return match
         for alternative in parsed.alternatives:
             other = self.matcher.match(alternative, parsed.unit)
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"alternative_fallback:{alternative}"]
                 return other
-        names = backoff_names(parsed.food, parsed.line, parsed.unit)
+        names = [with_forms(name, parsed.food or "")
+                 for name in backoff_names(parsed.food, parsed.line, parsed.unit)]
         for name in names:
             if not self._same_kind(parsed.food, name):
                 continue  # "fat (cold gravy or butter)": the fat is butter, not gravy
@@ -365,7 +395,7 @@ class Resolver:
         """The standard proxy for the first of ``names`` (the line's name, then its back-off
         names) that has one, marked on the line (``standards/data/proxies.yaml``)."""
         for name in filter(None, names):
-            proxy = self.proxies.get(proxy_key(name))
+            proxy = find_proxy(self.proxies, name)
             description = self.states.description.get(proxy.ndb_no) if proxy else None
             if proxy and description:
                 item.rules = [*item.rules, f"{PROXY_RULE}{proxy.name}"]
@@ -556,6 +586,22 @@ class Resolver:
         item.grams = round(item.grams * share, 3)
         item.grams_method = f"{item.grams_method}; out of the shell x{share:.3g} " \
                             f"(SR28: {portion.amount:g} {portion.measure} = {portion.grams:g} g)"
+
+    def _trimmed_produce(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+        """A fruit or vegetable weighed by mass that the line then trims, peels or cores loses
+        SR28's refuse for the entry ("1 pound asparagus, trimmed of tough ends": 47 % butt
+        ends)."""
+        if parsed.unit_kind != "mass" or item.grams is None or \
+                self.states.group.get(item.ndb_no) not in PRODUCE_GROUPS or \
+                not TRIMMED_AFTER.search(parsed.line):
+            return
+        refuse, what = self.states.refuse.get(item.ndb_no or "", (0.0, ""))
+        if not refuse:
+            return
+        item.grams = round(item.grams * (1 - refuse / 100), 3)
+        item.rules = [*item.rules, "trimmed_as_bought"]
+        item.grams_method = f"{item.grams_method}; trimmed as bought: SR28 refuse " \
+                            f"{refuse:g} % ({what})"
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line

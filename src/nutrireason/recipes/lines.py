@@ -71,6 +71,16 @@ HOUSEHOLD_SPOONS = re.compile(rf"(?i){_AMOUNT}\s*(dessert|soup)[- ]?spoons?\b")
 SPOON_TEASPOONS = {"dessert": 2.0, "soup": 3.0}
 # "a fifth" of spirits is a fifth of a US gallon, 757 ml (the 750 ml bottle's old size).
 FIFTHS = re.compile(rf"(?i){_AMOUNT}\s+fifths?\b")
+# "1 bottle of dry red wine": a wine bottle is the standard 750 ml (27 CFR 4.72, the US
+# standards of fill for wine; EU Directive 2007/45/EC); SR28 weighs wine by the fluid ounce
+# only. A bottle with its own size ("1 bottle (375 ml) wine") keeps that size.
+WINE_BOTTLES = re.compile(rf"(?i)(?:{_AMOUNT}|(?<![\w/])(an?|one))\s+bottles?\s+(?:of\s+)?"
+                          r"(?=(?:[a-z'-]+\s+){0,3}?(?:wine|champagne|prosecco|cava)\b(?!\s+vinegar))")
+
+
+def wine_bottles(text: str) -> str:
+    """"1 bottle of dry red wine" -> "750 ml dry red wine"."""
+    return WINE_BOTTLES.sub(lambda m: f"{_times(m, 750)} ml ", text)
 # "2 dozen oysters", "a dozen eggs": twelve of them.
 DOZEN = re.compile(rf"(?i)(?:{_AMOUNT}|(?<![\w/])(an?|one|half an?))\s+dozen\b")
 # A length where the amount stands: "9-inch pie crust", "50 mm cinnamon stick" are one item of
@@ -591,6 +601,10 @@ def prepare(line: str) -> LineText:
         if changed != main:
             rules.append(name)
             main = changed
+    bottled = wine_bottles(main)
+    if bottled != main and not any(re.search(r"\d", part) for part in parentheticals):
+        rules.append("wine_bottle")  # a bottle with its own size keeps it
+        main = bottled
     main, lengths = set_aside_lengths(main)
     if lengths:
         rules.append("length_is_size")

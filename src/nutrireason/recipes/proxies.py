@@ -44,6 +44,14 @@ def proxy_key(name: str) -> str:
     return " ".join(fold_accents(name).lower().split())
 
 
+def find_proxy(proxies: dict[str, Proxy], name: str) -> Proxy | None:
+    """The proxy for ``name``: its own entry, else an entry for any name ending in its last
+    word ("* rub" for "chop rub")."""
+    key = proxy_key(name)
+    words = key.split()
+    return proxies.get(key) or (proxies.get(f"* {words[-1]}") if len(words) > 1 else None)
+
+
 PROXY_RULE = "proxy:"
 
 
