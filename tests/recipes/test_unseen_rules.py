@@ -291,7 +291,7 @@ def test_an_amount_relative_to_another_line_is_its_own_food(resolver):
      "a mixture with examples is its first example: zucchini, not SR28's frozen corn-and-peas mix"),
     ("2 cups leafy greens (such as chard or spinach)", "11147",
      "the first of 'chard or spinach': Swiss chard, raw"),
-    ("1 cup mixed nuts (like walnuts and pecans)", "12155", "the first example: English walnuts"),
+    ("1 cup mixed nuts (like walnuts or pecans)", "12155", "the first example: English walnuts"),
     ("1 cup shredded cheese (such as Monterey Jack)", "01025", "the first example: Monterey"),
     ("500 g minced meat (either pork or beef)", "10219",
      "the name's 'minced' stays on its example: ground pork, raw"),
@@ -374,3 +374,42 @@ def test_a_rub_is_a_spice_blend(resolver, line, ndb, why):
 ])
 def test_cut_up_lamb_is_the_stew_cut(resolver, line, ndb, why):
     assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("2 cups plant-based milk (such as oat or soy)", "14639",
+     "a one-word example is a kind of the line's food: oat milk (the rice-milk proxy), not oats"),
+    ("1 cup sweetener (such as coconut sugar)", "19335",
+     "a longer example names the food: coconut sugar (the granulated-sugar proxy)"),
+])
+def test_an_example_reads_with_the_lines_food(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("2 bananas (200 g, previously peeled)", 200.0, "already peeled: the stated mass is eaten"),
+    ("1 lb already peeled carrots, sliced", 453.592, "already peeled"),
+])
+def test_produce_peeled_before_weighing_keeps_its_mass(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("2 cups leafy vegetables (ugu or scent leaves)", None,
+     "an example SR28 lacks is no licence for the class noun alone (not SR28's mixed vegetables)"),
+    ("2 lb beef bottom round, cut into cubes", "13868",
+     "a named cut stays that cut: bottom round steak, not stewing beef"),
+    ("500 g ground meat of your choice (e.g. beef or pork)", "23572",
+     "'of your choice' is a note: ground meat with examples is ground beef"),
+])
+def test_class_examples_and_stew_cuts_keep_what_the_line_says(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("¾ pound (330 g) peeled cooking apples", 340.194, "peeled before the food: bought peeled"),
+    ("1 jar (20 oz) sweet peppers, sliced and seeded", 566.99,
+     "a jar holds the food ready to use: no produce refuse"),
+])
+def test_trimming_words_that_do_not_follow_the_food_take_no_refuse(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

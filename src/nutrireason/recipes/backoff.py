@@ -46,7 +46,14 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     found: list[str] = []
     if name in FORM_NOUNS and unit and unit.isalpha():
         found.append(unit)
-    found += examples(line)
+    head = bare_name(name).split()[-1:]
+    for example in examples(line):
+        # "plant-based milk (such as oat or soy)": a one-word example is a kind of the line's
+        # food (oat milk, not oats); "white fish fillets (e.g. sole)", "mixed nuts (e.g.
+        # almonds)" and "sweetener (such as coconut sugar)" name the food itself
+        one_kind = head and head[0] not in FORM_NOUNS | COLLECTIVE_HEADS and \
+            len(example.split()) == 1 and example not in (name or "").split()
+        found.append(f"{example} {head[0]}" if one_kind else example)
     found += [gloss for inner in GLOSS.findall(line) for gloss in _glosses(inner)]
     slash = re.search(r"([a-z]+)/[a-z]+\s+(.+)", line.lower())
     if slash:  # "5 corn/wheat tortillas": the first of the two, with its noun
@@ -66,8 +73,8 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
 
 def examples(line: str) -> list[str]:
     """The first food of each example list the line gives ("such as spinach or kale" is
-    spinach)."""
-    return [_clean(re.split(r"\bor\b|\band\b|/", m.group(1))[0]) for m in EXAMPLE.finditer(line)]
+    spinach; "such as peas and carrots" is SR28's peas and carrots)."""
+    return [_clean(re.split(r"\bor\b|/", m.group(1))[0]) for m in EXAMPLE.finditer(line)]
 
 
 # The last word of a name for a mixture or a class of foods, not one food: when the line
@@ -91,7 +98,7 @@ def collective_example(name: str | None, line: str) -> str | None:
     """The food a collective name stands for on this line: its first example, with the name's
     preparation word ("ground"); None when the name is one food or the line gives no
     example."""
-    words = (name or "").split()
+    words = bare_name(name).split()
     if not words or words[-1] not in COLLECTIVE_HEADS or \
             not set(words[:-1]) <= CLASS_WORDS:
         return None
@@ -100,6 +107,11 @@ def collective_example(name: str | None, line: str) -> str | None:
     if not found:
         return None
     return with_forms(found[0], name or "")
+
+
+def bare_name(name: str | None) -> str:
+    """The name without a note of choice ("meat of your choice" is meat)."""
+    return re.sub(r"\s+(?:of\s+)?(?:your\s+)?choice$", "", name or "")
 
 
 def with_forms(other: str, name: str) -> str:

@@ -21,7 +21,12 @@ from pydantic import BaseModel
 
 from nutrireason import __version__
 from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
-from nutrireason.recipes.backoff import backoff_names, collective_example, with_forms
+from nutrireason.recipes.backoff import (
+    backoff_names,
+    bare_name,
+    collective_example,
+    with_forms,
+)
 from nutrireason.recipes.coverage import (
     LineEnergy,
     UnresolvedEnergy,
@@ -178,12 +183,23 @@ CUP_OF_OIL_GRAMS = 200.0
 # A fish bought whole (head, bones and fins on), not fillets or steaks.
 # A fruit or vegetable weighed as bought and then trimmed, peeled or cored by the line's own
 # instruction (after the food: "1 pound asparagus, trimmed of tough ends", "2 lb apples
-# (peeled and cored)"): what is eaten is SR28's edible part. "1 lb peeled carrots" is weighed
-# peeled.
-TRIMMED_AFTER = re.compile(r"(?i)[,(].*\b(?:trimmed|peeled|cored|seeded|de-?seeded|stemmed|"
+# (peeled and cored)"): what is eaten is SR28's edible part. "1 lb peeled carrots" and "2
+# bananas (200 g, previously peeled)" are weighed peeled.
+TRIMMED_AFTER = re.compile(r"(?i)(?<!previously )(?<!already )(?<!pre-)\b"
+                           r"(?:trimmed|peeled|cored|seeded|de-?seeded|stemmed|"
                            r"hulled|pitted|stoned|husked|ends\s+(?:removed|snapped)|"
                            r"tough\s+ends)\b")
 PRODUCE_GROUPS = frozenset({"0900", "1100"})
+PACKAGED = re.compile(r"(?i)\b(?:jars?|cans?|tins?|packages?|pkgs?|bags?|boxes|cartons?)\b")
+
+
+def after_food(parsed: ParsedLine) -> str:
+    """The line's text after its food's last word ("" when the word is not found): what the
+    line says to do with the food ("1 lb asparagus, trimmed"), not how it was bought ("330 g
+    peeled cooking apples")."""
+    words = (parsed.food or "").split()
+    found = re.search(rf"(?i)\b{re.escape(words[-1])}\b", parsed.line) if words else None
+    return parsed.line[found.end():] if found else ""
 # Beef or lamb of no named cut cut into cubes, chunks or pieces is the cut sold for stews and
 # kebabs (SR28's beef "chuck for stew", lamb "cubed for stew or kabob"), not the composite of
 # every retail cut.
@@ -357,18 +373,12 @@ class Resolver:
         """The line's food; when SR28 has none, the first later "or" alternative that it has
         ("caldo de pollo or chicken stock"), recorded in the line's rules."""
         floor = self.rules.min_match_score.value
-        example = collective_example(parsed.food, parsed.line)
-        head = (parsed.food or "").split()[-1:]
-        for name in [example, f"{example} {head[0]}"] if example else []:
-            # "shredded cheese (such as Monterey Jack)": the example, else with the class's noun
-            if not self._same_kind(parsed.food, name):
-                break
-            found = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
-            if found is not None and found.score >= floor:
-                item.rules = [*item.rules, f"collective_example:{name}"]
-                return found
+        found = self._collective_example(parsed, item)
+        if found is not None:
+            return found
         meat = re.sub(r"\s+meat$", "", parsed.food or "")  # "lamb or goat meat": lamb meat
-        stew = STEW_CUTS.get(meat) if CUBED.search(parsed.line) else None
+        named_cut = any(state.startswith("part:") for state in parsed.states)
+        stew = STEW_CUTS.get(meat) if CUBED.search(parsed.line) and not named_cut else None
         match = self.matcher.match(stew or parsed.food, parsed.unit, parsed.raw_food,
                                    parsed.prep, parsed.line)
         if match is not None and match.score >= floor:
@@ -390,6 +400,26 @@ class Resolver:
                 item.rules = [*item.rules, f"name_backoff:{name}"]
                 return other
         return self._proxy([parsed.food, *names], item)
+
+    def _collective_example(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:
+        """A class of foods the line gives examples of is its first example ("leafy greens
+        (such as spinach or kale)"), else the example with the class's noun when SR28's food
+        names the example ("shredded cheese (such as Monterey Jack)": Cheese, monterey)."""
+        example = collective_example(parsed.food, parsed.line)
+        if not example or not self._same_kind(parsed.food, example):
+            return None
+        head = bare_name(parsed.food).split()[-1]
+        floor = self.rules.min_match_score.value
+        for name in [example, f"{example} {head}"]:
+            found = self.matcher.match(name, parsed.unit, None, parsed.prep, parsed.line)
+            if found is None or found.score < floor:
+                continue
+            described = found.description.lower()
+            if name != example and not any(word in described for word in example.split()):
+                return None  # "ugu vegetables" is not SR28's mixed vegetables
+            item.rules = [*item.rules, f"collective_example:{name}"]
+            return found
+        return None
 
     def _proxy(self, names: list[str | None], item: ResolvedIngredient) -> Match | None:
         """The standard proxy for the first of ``names`` (the line's name, then its back-off
@@ -593,7 +623,7 @@ class Resolver:
         ends)."""
         if parsed.unit_kind != "mass" or item.grams is None or \
                 self.states.group.get(item.ndb_no) not in PRODUCE_GROUPS or \
-                not TRIMMED_AFTER.search(parsed.line):
+                PACKAGED.search(parsed.line) or not TRIMMED_AFTER.search(after_food(parsed)):
             return
         refuse, what = self.states.refuse.get(item.ndb_no or "", (0.0, ""))
         if not refuse:
