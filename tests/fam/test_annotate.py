@@ -180,6 +180,26 @@ def test_summary_counts_entry_exclusions_by_reason(world):
     # every condition with a per-serving sodium limit (hypertension, CKD, ...) is undecidable
     assert len(dropped) >= 2 and {e["condition"] for e in dropped} >= {
         "hypertension", "chronic_kidney_disease"}
-    assert summary["entries_excluded_by_reason"] == {
-        "portion size decisive but unavailable": len(dropped)}
+    by_reason = summary["entries_excluded_by_reason"]
+    portion = [e for e in dropped if e["reason"] == "portion size decisive but unavailable"]
+    assert by_reason["portion size decisive but unavailable"] == len(portion) >= 2
+    assert sum(by_reason.values()) == len(dropped)
     assert summary["conditions"][0]["excluded"] == 1
+
+
+@pytest.mark.parametrize(("iron", "expected"), [
+    # a 200 g serving of baked apples with 0.24 mg iron: under the 1.8 mg of an FDA good
+    # source (10 % of the 18 mg Daily Value), so the fruit is no support for anaemia
+    (0.24, None),
+    # the same dish with 2.2 mg iron a serving: a good source, so the fruit supports it
+    (2.2, "Rec"),
+])
+def test_anaemia_is_recommended_only_a_dish_that_is_a_source_of_iron(world, iron, expected):
+    result = run(world, recipe("apples", [("2 apples", "09003", 364.0)],
+                               per_serving={"iron": iron}))
+    assert sides(result, "iron_deficiency_anemia")[0] == expected
+    if expected is None:
+        [entry] = [e for e in result["excluded_entries"]
+                   if e["condition"] == "iron_deficiency_anemia"]
+        [why] = [p["why"] for p in entry["provenance"] if p["rule"] == "recommend_withheld"]
+        assert any("iron, under the 1.8 mg" in reason for reason in why)

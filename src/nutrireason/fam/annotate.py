@@ -390,10 +390,32 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     if profile.label_gluten and GLUTEN in condition.side("avoid").concepts:
         why.append(f"it holds {profile.label_gluten[0]!r}, a product made with or without "
                    "wheat: only its label tells")
+    why += short_of(condition, dish)
     beneficial = beneficial_share(dish, support)
     if beneficial < thresholds.beneficial_total_min_share:
         why.append(f"its beneficial foods are {beneficial:.0%} of its mass without water "
                    f"(under {thresholds.beneficial_total_min_share:.0%})")
+    return why
+
+
+def short_of(condition: ConditionKB, dish: _Dish) -> list[str]:
+    """The nutrients the condition requires of a recommended dish that a serving does not
+    supply (``recommend_requires``). Without a plausible serving, the largest typical serving
+    of the dish's kind is read: a dish is held short only when even that falls short."""
+    why = []
+    for need in condition.recommend_requires:
+        value, basis = _limit_value(need, dish) if dish.nutrition else (None, "")
+        if value is None:
+            per_100g = _dish_per_100g(need.nutrient, dish) if dish.nutrition else None
+            if per_100g is None:
+                why.append(f"its {need.nutrient} is unknown (a recommendation needs at least "
+                           f"{need.min:g} {need.unit} a serving)")
+                continue
+            high_g = dish.portion.typical[1]
+            value, basis = per_100g * high_g / 100, f"in a {high_g:g} g serving"
+        if need.violated_by(value):
+            why.append(f"{basis} it holds {value:.3g} {need.unit} {need.nutrient}, under the "
+                       f"{need.min:g} {need.unit} a recommended dish must supply")
     return why
 
 

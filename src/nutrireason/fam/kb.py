@@ -113,6 +113,7 @@ Supports = Literal[
     "avoid.concepts",
     "dietary_tag_hints",
     "nutrient_limits",
+    "recommend_requires",
 ]
 
 
@@ -196,7 +197,8 @@ class ReleaseEntry(_Strict):
         return {"beneficial": self.beneficial, "limit": self.limit, "avoid": self.avoid}[name]
 
 
-DeviationSide = Literal["beneficial", "limit", "avoid", "nutrient_limits"]
+DeviationSide = Literal["beneficial", "limit", "avoid", "nutrient_limits", "recommend_requires"]
+NUTRIENT_SIDES = ("nutrient_limits", "recommend_requires")
 
 
 class Deviation(_Strict):
@@ -215,8 +217,9 @@ class Deviation(_Strict):
     def _one_item(self) -> Deviation:
         if sum(v is not None for v in (self.food, self.concept, self.nutrient)) != 1:
             raise ValueError("name exactly one of 'food', 'concept' or 'nutrient'")
-        if (self.nutrient is not None) != (self.side == "nutrient_limits"):
-            raise ValueError("'nutrient' goes with side 'nutrient_limits' and only there")
+        if (self.nutrient is not None) != (self.side in NUTRIENT_SIDES):
+            raise ValueError("'nutrient' goes with side 'nutrient_limits' or "
+                             "'recommend_requires' and only there")
         if (self.change == "moved") != (self.moved_from is not None):
             raise ValueError("'moved_from' goes with change 'moved' and only there")
         return self
@@ -260,6 +263,9 @@ class ConditionKB(_Strict):
     avoid_any_amount: Source | None = None
     dietary_tag_hints: list[str] = Field(default_factory=list)
     nutrient_limits: list[NutrientLimit] = Field(default_factory=list)
+    # Nutrients a recommended dish must supply (a ``min`` per serving): without them the
+    # dish is no support for the condition, whatever foods it holds (iron for anaemia).
+    recommend_requires: list[NutrientLimit] = Field(default_factory=list)
     not_evidence: list[NotEvidence] = Field(default_factory=list)
     references: list[Reference] = Field(min_length=1)
     derived_from: Source
@@ -314,6 +320,7 @@ def _changes(entry: ConditionKB) -> tuple[set[tuple], set[tuple]]:
             added |= {(name, kind[:-1], item) for item in ours - theirs}
             removed |= {(name, kind[:-1], item) for item in theirs - ours}
     added |= {("nutrient_limits", "nutrient", n.nutrient) for n in entry.nutrient_limits}
+    added |= {("recommend_requires", "nutrient", n.nutrient) for n in entry.recommend_requires}
     return added, removed
 
 
@@ -396,16 +403,23 @@ def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
 
 
 def _check_limits(path: Path, entry: ConditionKB, units: dict[str, str]) -> None:
-    seen: set[tuple[str, str, str]] = set()
-    for index, limit in enumerate(entry.nutrient_limits):
-        where = f"nutrient_limits[{index}]"
+    seen: set[tuple[str, str, str, str]] = set()
+    listed = [("nutrient_limits", index, limit)
+              for index, limit in enumerate(entry.nutrient_limits)] + \
+        [("recommend_requires", index, limit)
+         for index, limit in enumerate(entry.recommend_requires)]
+    for field, index, limit in listed:
+        where = f"{field}[{index}]"
+        if field == "recommend_requires" and (limit.min is None or limit.per != "serving"):
+            raise DataError(path, "a requirement is a 'min' per serving", field=where,
+                            value=limit.nutrient)
         if limit.nutrient not in units:
             raise DataError(path, "unknown nutrient", field=f"{where}.nutrient",
                             value=limit.nutrient, expected=f"one of {', '.join(units)}")
         if limit.unit != units[limit.nutrient]:
             raise DataError(path, "unit does not match nutrients.yaml", field=f"{where}.unit",
                             value=limit.unit, expected=units[limit.nutrient])
-        key = (limit.nutrient, limit.per, "max" if limit.max is not None else "min")
+        key = (field, limit.nutrient, limit.per, "max" if limit.max is not None else "min")
         if key in seen:
             raise DataError(path, "duplicate nutrient limit", field=where, value=limit.nutrient)
         seen.add(key)
