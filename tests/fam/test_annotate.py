@@ -203,3 +203,16 @@ def test_anaemia_is_recommended_only_a_dish_that_is_a_source_of_iron(world, iron
                    if e["condition"] == "iron_deficiency_anemia"]
         [why] = [p["why"] for p in entry["provenance"] if p["rule"] == "recommend_withheld"]
         assert any("iron, under the 1.8 mg" in reason for reason in why)
+
+
+@pytest.mark.parametrize(("calories", "expected"), [
+    # 100 kcal per 100 g (plausible_tables): low energy density (at most 1.5 kcal/g, CDC)
+    (100.0, "Rec"),
+    # 300 kcal per 100 g: medium density, no support for weight management
+    (300.0, None),
+])
+def test_obesity_is_recommended_only_a_dish_of_low_energy_density(world, calories, expected):
+    made = recipe("apples", [("2 apples", "09003", 364.0)], per_serving={"calories": 200.0})
+    made["nutrition"]["per_100g"]["calories"] = calories
+    result = run(world, made)
+    assert sides(result, "obesity")[0] == expected

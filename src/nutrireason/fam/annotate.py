@@ -399,12 +399,15 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
 
 
 def short_of(condition: ConditionKB, dish: _Dish) -> list[str]:
-    """The nutrients the condition requires of a recommended dish that a serving does not
-    supply (``recommend_requires``). Without a plausible serving, the largest typical serving
-    of the dish's kind is read: a dish is held short only when even that falls short."""
+    """What the condition requires of a recommended dish's nutrition that the dish does not
+    meet (``recommend_requires``). Without a plausible serving, the largest typical serving of
+    the dish's kind is read: a dish is held short only when even that falls short."""
     why = []
     for need in condition.recommend_requires:
         value, basis = _limit_value(need, dish) if dish.nutrition else (None, "")
+        if value is None and need.per == "100g":
+            why.append(f"its {need.nutrient} per 100 g is unknown")
+            continue
         if value is None:
             per_100g = _dish_per_100g(need.nutrient, dish) if dish.nutrition else None
             if per_100g is None:
@@ -413,9 +416,12 @@ def short_of(condition: ConditionKB, dish: _Dish) -> list[str]:
                 continue
             high_g = dish.portion.typical[1]
             value, basis = per_100g * high_g / 100, f"in a {high_g:g} g serving"
-        if need.violated_by(value):
+        if need.violated_by(value) and need.min is not None:
             why.append(f"{basis} it holds {value:.3g} {need.unit} {need.nutrient}, under the "
                        f"{need.min:g} {need.unit} a recommended dish must supply")
+        elif need.violated_by(value):
+            why.append(f"{basis} it holds {value:.3g} {need.unit} {need.nutrient}, over the "
+                       f"{need.max:g} {need.unit} a recommended dish may hold")
     return why
 
 

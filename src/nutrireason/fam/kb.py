@@ -263,8 +263,9 @@ class ConditionKB(_Strict):
     avoid_any_amount: Source | None = None
     dietary_tag_hints: list[str] = Field(default_factory=list)
     nutrient_limits: list[NutrientLimit] = Field(default_factory=list)
-    # Nutrients a recommended dish must supply (a ``min`` per serving): without them the
-    # dish is no support for the condition, whatever foods it holds (iron for anaemia).
+    # What a recommended dish's nutrition must meet: a ``min`` per serving (iron for anaemia)
+    # or a ``max`` (energy density for obesity); otherwise the dish is no support for the
+    # condition, whatever foods it holds.
     recommend_requires: list[NutrientLimit] = Field(default_factory=list)
     not_evidence: list[NotEvidence] = Field(default_factory=list)
     references: list[Reference] = Field(min_length=1)
@@ -410,8 +411,8 @@ def _check_limits(path: Path, entry: ConditionKB, units: dict[str, str]) -> None
          for index, limit in enumerate(entry.recommend_requires)]
     for field, index, limit in listed:
         where = f"{field}[{index}]"
-        if field == "recommend_requires" and (limit.min is None or limit.per != "serving"):
-            raise DataError(path, "a requirement is a 'min' per serving", field=where,
+        if field == "recommend_requires" and limit.min is not None and limit.per != "serving":
+            raise DataError(path, "a 'min' requirement is per serving", field=where,
                             value=limit.nutrient)
         if limit.nutrient not in units:
             raise DataError(path, "unknown nutrient", field=f"{where}.nutrient",
