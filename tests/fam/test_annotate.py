@@ -206,13 +206,15 @@ def test_anaemia_is_recommended_only_a_dish_that_is_a_source_of_iron(world, iron
 
 
 @pytest.mark.parametrize(("calories", "expected"), [
-    # 100 kcal per 100 g (plausible_tables): low energy density (at most 1.5 kcal/g, CDC)
+    # 100 kcal per 100 g: low energy density (at most 1.5 kcal/g, CDC)
     (100.0, "Rec"),
     # 300 kcal per 100 g: medium density, no support for weight management
     (300.0, None),
 ])
 def test_obesity_is_recommended_only_a_dish_of_low_energy_density(world, calories, expected):
-    made = recipe("apples", [("2 apples", "09003", 364.0)], per_serving={"calories": 200.0})
+    # broccoli: a non-starchy vegetable, beneficial for obesity
+    made = recipe("broccoli", [("4 cups broccoli", "11090", 364.0)],
+                  per_serving={"calories": 200.0})
     made["nutrition"]["per_100g"]["calories"] = calories
     result = run(world, made)
     assert sides(result, "obesity")[0] == expected
