@@ -413,3 +413,15 @@ def test_class_examples_and_stew_cuts_keep_what_the_line_says(resolver, line, nd
 ])
 def test_trimming_words_that_do_not_follow_the_food_take_no_refuse(resolver, line, grams, why):
     assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1 cup plus 2 tablespoons all-purpose flour", 125 * 1.125,
+     "SR28 flour 1 cup = 125 g; two tablespoons are an eighth of a cup more"),
+    ("2 tablespoons plus 1 teaspoon sugar", 7 * 4.2, "seven teaspoons at SR28's 4.2 g"),
+    ("1 lb plus 4 oz ground beef", 453.592 + 4 * 28.3495, "a mass plus a mass"),
+    ("1 tablespoon plus 2 cups vegetable oil, divided", 33 * 13.6,
+     "both parts of a divided line: 33 tablespoons at SR28's 13.6 g"),
+])
+def test_two_amounts_joined_by_plus_are_added(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams, rel=1e-3), why

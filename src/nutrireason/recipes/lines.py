@@ -125,6 +125,31 @@ def stated_drained(line: str) -> Measure | None:
     return Measure(float(found.group(1)), MEASURES[found.group(2).lower()], False)
 
 
+# "1 cup plus 2 tablespoons flour", "1 tablespoon plus 2 cups oil, divided": the two amounts
+# together, in the first one's unit (a volume with a volume, a mass with a mass).
+PLUS = re.compile(rf"(?i)^({_NUMBER})\s*({_MEASURE_WORDS})\.?\s+plus\s+({_NUMBER})\s*"
+                  rf"({_MEASURE_WORDS})\.?(?=\s|$)")
+IN_TEASPOONS = {"teaspoon": 1.0, "tablespoon": 3.0, "cup": 48.0, "fluid ounce": 6.0,
+                "milliliter": 48 / 236.588, "liter": 48 / 0.236588}
+IN_GRAMS = {"gram": 1.0, "kilogram": 1000.0, "ounce": 28.3495, "pound": 453.592}
+
+
+def amounts_plus(text: str) -> str:
+    """"1 cup plus 2 tablespoons flour" -> "1.125 cup flour"; amounts of different kinds (a
+    volume plus a mass) are left as they are."""
+    found = PLUS.search(text)
+    if found is None:
+        return text
+    first, unit, second, other = (found.group(1), MEASURES[found.group(2).lower()],
+                                  found.group(3), MEASURES[found.group(4).lower()])
+    for table in (IN_TEASPOONS, IN_GRAMS):
+        if unit in table and other in table:
+            total = (parse_number(first) or 0.0) + \
+                (parse_number(second) or 0.0) * table[other] / table[unit]
+            return f"{total:.4g} {found.group(2)}{text[found.end():]}"
+    return text
+
+
 def household_measures(text: str) -> str:
     """Dessert and soup spoons as teaspoons, fifths as millilitres, dozens as counts."""
     text = HOUSEHOLD_SPOONS.sub(
@@ -596,7 +621,7 @@ def prepare(line: str) -> LineText:
         rules.append("citrus_part")
         main, parentheticals = citrus, []
     for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations),
-                       ("household_measure", household_measures)):
+                       ("household_measure", household_measures), ("amounts_plus", amounts_plus)):
         changed = rule(main)
         if changed != main:
             rules.append(name)
