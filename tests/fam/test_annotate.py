@@ -218,3 +218,17 @@ def test_obesity_is_recommended_only_a_dish_of_low_energy_density(world, calorie
     made["nutrition"]["per_100g"]["calories"] = calories
     result = run(world, made)
     assert sides(result, "obesity")[0] == expected
+
+
+def test_a_required_nutrient_must_come_from_the_supporting_foods(world):
+    # 100 g of apples (fruit: beneficial for anaemia; SR28 0.12 mg iron per 100 g) in a dish
+    # whose 2.5 mg iron a serving comes from 100 g of enriched flour (SR28 20081: 4.64 mg per
+    # 100 g): the apples carry 0.12 of 4.76 mg, 3 %, so they are no support for anaemia
+    result = run(world, recipe("apple-cake", [("1 apple", "09003", 100.0),
+                                              ("1 cup flour", "20081", 100.0)],
+                               per_serving={"iron": 2.5}))
+    assert sides(result, "iron_deficiency_anemia")[0] is None
+    [entry] = [e for e in result["excluded_entries"]
+               if e["condition"] == "iron_deficiency_anemia"]
+    [why] = [p["why"] for p in entry["provenance"] if p["rule"] == "recommend_withheld"]
+    assert any("carry 3% of its iron" in reason for reason in why), why

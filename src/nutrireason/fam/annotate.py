@@ -390,7 +390,7 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     if profile.label_gluten and GLUTEN in condition.side("avoid").concepts:
         why.append(f"it holds {profile.label_gluten[0]!r}, a product made with or without "
                    "wheat: only its label tells")
-    why += short_of(condition, dish)
+    why += short_of(condition, dish, support)
     beneficial = beneficial_share(dish, support)
     if beneficial < thresholds.beneficial_total_min_share:
         why.append(f"its beneficial foods are {beneficial:.0%} of its mass without water "
@@ -398,12 +398,16 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
     return why
 
 
-def short_of(condition: ConditionKB, dish: _Dish) -> list[str]:
+def short_of(condition: ConditionKB, dish: _Dish, support: list[dict[str, Any]]) -> list[str]:
     """What the condition requires of a recommended dish's nutrition that the dish does not
     meet (``recommend_requires``). Without a plausible serving, the largest typical serving of
-    the dish's kind is read: a dish is held short only when even that falls short."""
+    the dish's kind is read: a dish is held short only when even that falls short. A required
+    nutrient must come mostly from the supporting foods (a pancake's iron from its enriched
+    flour does not make its banana a support for anaemia)."""
     why = []
     for need in condition.recommend_requires:
+        if need.min is not None:
+            why += _not_from_support(need.nutrient, dish, support)
         value, basis = _limit_value(need, dish) if dish.nutrition else (None, "")
         if value is None and need.per == "100g":
             why.append(f"its {need.nutrient} per 100 g is unknown")
@@ -423,6 +427,25 @@ def short_of(condition: ConditionKB, dish: _Dish) -> list[str]:
             why.append(f"{basis} it holds {value:.3g} {need.unit} {need.nutrient}, over the "
                        f"{need.max:g} {need.unit} a recommended dish may hold")
     return why
+
+
+SUPPORT_CARRIES = 0.5  # the supporting foods carry at least half of a required nutrient
+
+
+def _not_from_support(nutrient: str, dish: _Dish, support: list[dict[str, Any]]) -> list[str]:
+    """Why the supporting foods are not the source of a required nutrient ([] when they
+    carry at least half of it, or when the support is the dish as a whole)."""
+    if any(e.get("dish_level") for e in support):
+        return []
+    named = {e["ingredient"] for e in support if "ingredient" in e}
+    amounts = [(i.canonical in named, i.grams * value / 100) for i in dish.weighed
+               if i.grams and (value := amount_per_100g(i, nutrient)) is not None]
+    total = sum(amount for _, amount in amounts)
+    carried = sum(amount for named_food, amount in amounts if named_food)
+    if total <= 0 or carried >= SUPPORT_CARRIES * total:
+        return []
+    return [f"its supporting foods ({', '.join(sorted(named))}) carry {carried / total:.0%} of "
+            f"its {nutrient}, under half: the nutrient comes from other foods"]
 
 
 def beneficial_share(dish: _Dish, support: list[dict[str, Any]]) -> float:
