@@ -400,10 +400,10 @@ def withheld(condition: ConditionKB, profile: DishProfile, dish: _Dish,
 
 def short_of(condition: ConditionKB, dish: _Dish, support: list[dict[str, Any]]) -> list[str]:
     """What the condition requires of a recommended dish's nutrition that the dish does not
-    meet (``recommend_requires``). Without a plausible serving, the largest typical serving of
-    the dish's kind is read: a dish is held short only when even that falls short. A required
-    nutrient must come mostly from the supporting foods (a pancake's iron from its enriched
-    flour does not make its banana a support for anaemia)."""
+    meet (``recommend_requires``). Without a plausible serving, the most generous typical
+    serving of the dish's kind is read: a dish is held short only when even that falls short.
+    A required nutrient must come mostly from the supporting foods (a pancake's iron from its
+    enriched flour does not make its banana a support for anaemia)."""
     why = []
     for need in condition.recommend_requires:
         if need.min is not None:
@@ -415,11 +415,11 @@ def short_of(condition: ConditionKB, dish: _Dish, support: list[dict[str, Any]])
         if value is None:
             per_100g = _dish_per_100g(need.nutrient, dish) if dish.nutrition else None
             if per_100g is None:
-                why.append(f"its {need.nutrient} is unknown (a recommendation needs at least "
-                           f"{need.min:g} {need.unit} a serving)")
+                why.append(f"its {need.nutrient} is unknown")
                 continue
-            high_g = dish.portion.typical[1]
-            value, basis = per_100g * high_g / 100, f"in a {high_g:g} g serving"
+            # the most generous typical serving: the largest for a minimum, else the smallest
+            grams = dish.portion.typical[1 if need.min is not None else 0]
+            value, basis = per_100g * grams / 100, f"in a {grams:g} g serving"
         if need.violated_by(value) and need.min is not None:
             why.append(f"{basis} it holds {value:.3g} {need.unit} {need.nutrient}, under the "
                        f"{need.min:g} {need.unit} a recommended dish must supply")

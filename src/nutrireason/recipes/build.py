@@ -180,7 +180,6 @@ SUGAR_OVER_CARBOHYDRATE = 1.05
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
-# A fish bought whole (head, bones and fins on), not fillets or steaks.
 # A fruit or vegetable weighed as bought and then trimmed, peeled or cored by the line's own
 # instruction (after the food: "1 pound asparagus, trimmed of tough ends", "2 lb apples
 # (peeled and cored)"): what is eaten is SR28's edible part. "1 lb peeled carrots" and "2
@@ -200,12 +199,15 @@ def after_food(parsed: ParsedLine) -> str:
     words = (parsed.food or "").split()
     found = re.search(rf"(?i)\b{re.escape(words[-1])}\b", parsed.line) if words else None
     return parsed.line[found.end():] if found else ""
+
+
 # Beef or lamb of no named cut cut into cubes, chunks or pieces is the cut sold for stews and
 # kebabs (SR28's beef "chuck for stew", lamb "cubed for stew or kabob"), not the composite of
 # every retail cut.
 STEW_CUTS = {"beef": "stew beef", "lamb": "stewing lamb"}
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
+# A fish bought whole (head, bones and fins on), not fillets or steaks.
 WHOLE_FISH = re.compile(r"(?i)\bwhole\b(?![^,]*\b(?:fillets?|filets?|steaks?)\b)")
 # An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
 IN_SHELL = re.compile(r"(?i)\(with shell\),? yield")
