@@ -107,9 +107,10 @@ class Dish:
 
 
 def veto_nutrients(kb: dict[str, ConditionKB]) -> list[str]:
-    """The nutrients any condition's vetoes read (kept per ingredient in ``evidence``)."""
+    """The nutrients any condition's vetoes and recommend requirements read (kept per
+    ingredient in ``evidence``)."""
     return sorted({DERIVED_FROM.get(limit.nutrient, limit.nutrient) for entry in kb.values()
-                   for limit in entry.nutrient_limits})
+                   for limit in [*entry.nutrient_limits, *entry.recommend_requires]})
 
 
 def dish_view(record: dict[str, Any], nutrition: dict[str, Any] | None) -> dict[str, Any]:
