@@ -97,10 +97,7 @@ def test_identity_of_the_food(resolver, line, description, why):
 
 @pytest.mark.parametrize(("line", "why"), [
     ("4 ice cubes", "SR28 water has no cube portion; a glass (237 g) is not an ice cube"),
-    ("1 bunch fresh dill", "SR28 dill has sprigs, not bunches: a sprig is not a bunch"),
     ("1 package oatmeal cookies", "a package of cookies holds many; SR28 has no package"),
-    ("1 head celery, diced", "SR28's celery has stalks, not heads: one medium stalk (40 g) "
-     "is not a head"),
     ("3 artichoke hearts (from a can)", "SR28's hearts (frozen) have no piece; a heart is not "
      "the raw artichoke's whole medium one (128 g)"),
 ])
@@ -610,10 +607,8 @@ def test_grams_that_are_millilitres(resolver, line, grams, fired, why):
 
 
 @pytest.mark.parametrize(("line", "why"), [
-    ("2 loaves white sandwich bread", "SR28 weighs bread by the slice only: a loaf is not one"),
     ("1 city-style (brined) ham, hock end", "a whole ham is not a 28 g slice of ham"),
     ("1 uncooked ham hock or ham joint", "a hock or a joint is not a slice"),
-    ("1 large tin of corned beef", "a tin is not a 21 g slice of corned beef"),
     ("3 large fresh mozzarella balls", "a ball of mozzarella is not a slice (SR28 has slices)"),
 ])
 def test_a_whole_joint_or_loaf_is_not_a_slice(resolver, line, why):

@@ -15,7 +15,7 @@ from nutrireason.recipes.parse import line_states
 
 
 @pytest.mark.parametrize(("description", "heads", "kinds"), [
-    ("Taro leaves, raw", {"leave"}, [["taro"]]),  # stems are crude: "leaves" -> "leave"
+    ("Taro leaves, raw", {"leaf"}, [["taro"]]),  # stems fold "leaves" to "leaf"
     ("Fish, pike, walleye, raw", {"fish", "pike"}, [["pike"]]),
     ("Spices, pepper, black", {"spice", "pepper"}, [["pepper", "black"]]),
     ("Beef, variety meats and by-products, tripe, cooked, simmered", {"beef", "tripe"},
@@ -109,10 +109,10 @@ def test_three_or_four_cups_is_one_amount():
 
 
 def test_a_can_without_a_can_portion_is_not_one_piece(resolver):
-    """"1 can pears" was SR28's "1 half, with liquid" (76 g); unweighed, it is estimated as a
-    15 oz can when deciding whether the recipe is kept."""
+    """"1 can pears" was SR28's "1 half, with liquid" (76 g); SR28 has no can of pears, so it
+    is the standard 15 oz can."""
     item = resolver.ingredient("1 can pears")
-    assert item.grams is None and "per-can" in (item.problem or "")
+    assert item.grams == 425.0 and item.grams_method == "standard_weight:1 can=425 g"
 
 
 def test_wiki_quote_markup_is_noise(resolver):

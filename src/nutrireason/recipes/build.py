@@ -64,6 +64,12 @@ from nutrireason.recipes.schema import (
     ResolvedIngredient,
     ResolvedRecipe,
 )
+from nutrireason.recipes.standard_weights import (
+    STANDARD_WEIGHT_METHOD,
+    StandardWeight,
+    find_standard,
+    load_standard_weights,
+)
 from nutrireason.recipes.state import (
     COOKED_STATES,
     MEAT_GROUPS,
@@ -177,6 +183,11 @@ RELATIVE_AMOUNT = re.compile(r"(?i)\bthe\s+(?:weight|amount|volume)\s+of\s+(?P<f
 # Sugars are part of carbohydrate: a recipe's sugar may pass its carbohydrate by rounding
 # (5 % and half a gram per 100 g), not more.
 SUGAR_OVER_CARBOHYDRATE = 1.05
+# An oil line's own purpose: frying in it ("for frying", "to deep-fry", "for shallow frying").
+FOR_FRYING = re.compile(r"(?i)\b(?:for|to)\s+(?:the\s+)?(?:deep|shallow|pan)?[- ]?"
+                        r"fr(?:y|ying)\b")
+# A quarter cup of oil (SR28: 218 g a cup): from here oil for frying is a layer in the pan.
+FRYING_LAYER_GRAMS = 50.0
 # About a cup of oil: a line that says it is for frying is a bath from here, and any oil line
 # this heavy is flagged for review.
 CUP_OF_OIL_GRAMS = 200.0
@@ -288,6 +299,7 @@ class Resolver:
     crushed_cup_grams: float | None = None
     unresolved_energy: UnresolvedEnergy | None = None
     proxies: dict[str, Proxy] = field(default_factory=dict)
+    standard_weights: list[StandardWeight] = field(default_factory=list)
 
     @classmethod
     def from_sr28(cls, sr28: Sr28, ingredient_map: Path | None = None) -> Resolver:
@@ -304,7 +316,7 @@ class Resolver:
                    reviewed.teaspoon_grams, reviewed.piece_grams, crushed_cup_grams(sr28),
                    UnresolvedEnergy.from_sr28(rules.unresolved_energy, sr28.nutrients,
                                               sr28.foods),
-                   proxies)
+                   proxies, load_standard_weights())
 
     def ingredient(self, line: str) -> ResolvedIngredient:
         """Parse, match (in the line's state) and weigh one line."""
@@ -401,7 +413,7 @@ class Resolver:
             if other is not None and other.score >= floor:
                 item.rules = [*item.rules, f"name_backoff:{name}"]
                 return other
-        return self._proxy([parsed.food, *names], item)
+        return self._proxy([*proxy_names(parsed), *names], item)
 
     def _collective_example(self, parsed: ParsedLine, item: ResolvedIngredient) -> Match | None:
         """A class of foods the line gives examples of is its first example ("leafy greens
@@ -476,10 +488,26 @@ class Resolver:
     def _weigh(self, parsed: ParsedLine, match: Match, ndb_no: str) -> Weighed:
         """The line's grams: a reviewed density or piece, a count per pound, else SR28's
         portions (or a relative's)."""
+        parsed = counted_cans(parsed)
         found = self._named_density(parsed, match) or self._named_piece(parsed, match) or \
             self._counted_per_pound(parsed) or \
             self._by_relative(parsed, ndb_no, self.weigher.weigh(parsed, ndb_no))
-        return self._crushed_crisp(parsed, ndb_no, found) or found
+        found = self._crushed_crisp(parsed, ndb_no, found) or found
+        return found if found.grams is not None else self._standard(parsed, ndb_no) or found
+
+    def _standard(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
+        """A count of a unit SR28 does not weigh for this food, by its standard weight
+        ("1 bunch parsley", "1 loaf white bread", "1 can coconut milk")."""
+        if parsed.unit_kind != "count" or parsed.quantity is None:
+            return None
+        head = (parsed.food or "").split()[-1:]
+        own_noun = bool(head) and (parsed.unit or "").rstrip("s") == head[0].rstrip("s")
+        found = find_standard(self.standard_weights, None if own_noun else parsed.unit,
+                              ndb_no, self.states.description.get(ndb_no, ""))
+        if found is None:
+            return None
+        return Weighed(parsed.quantity * found.grams,
+                       f"{STANDARD_WEIGHT_METHOD}:1 {found.unit}={found.grams:g} g")
 
     def _crushed_crisp(self, parsed: ParsedLine, ndb_no: str, weighed: Weighed) -> Weighed | None:
         """A volume of a crisp food measured crushed ("1 cup crushed corn flakes", not "1 cup
@@ -580,7 +608,9 @@ class Resolver:
         can_size = {"paren_measure", "pack_size"} & set(parsed.rules) or \
             re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line) or standard_can(item.grams)
         canned = "canned" in parsed.states or "canned" in (item.sr28_description or "").lower()
-        if not ("drained" in parsed.states and canned and parsed.unit_kind == "mass"
+        by_mass = parsed.unit_kind == "mass" or \
+            (item.grams_method or "").startswith(f"{STANDARD_WEIGHT_METHOD}:1 can")
+        if not ("drained" in parsed.states and canned and by_mass
                 and can_size and item.grams is not None):
             return
         share = self.states.yields.drained(self.states.group.get(item.ndb_no or ""),
@@ -622,8 +652,11 @@ class Resolver:
     def _trimmed_produce(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A fruit or vegetable weighed by mass that the line then trims, peels or cores loses
         SR28's refuse for the entry ("1 pound asparagus, trimmed of tough ends": 47 % butt
-        ends)."""
-        if parsed.unit_kind != "mass" or item.grams is None or \
+        ends)"; a whole one counted by its standard weight as bought too ("1 butternut
+        squash, peeled")."""
+        as_bought = parsed.unit_kind == "mass" or \
+            (item.grams_method or "").startswith(f"{STANDARD_WEIGHT_METHOD}:1 whole")
+        if not as_bought or item.grams is None or \
                 self.states.group.get(item.ndb_no) not in PRODUCE_GROUPS or \
                 PACKAGED.search(parsed.line) or not TRIMMED_AFTER.search(after_food(parsed)):
             return
@@ -683,6 +716,7 @@ class Resolver:
         exclusion = self._exclusion(items) or self._frying_bath(record, items)
         nutrition, flags = None, []
         if exclusion is None:
+            self._frying_oil_left_out(items)
             nutrition = recipe_nutrition(items, self.nutrients, record.servings, self.standards,
                                          self.rules.nutrient_coverage.value)
             exclusion = self._implausible_total(nutrition) or \
@@ -782,6 +816,19 @@ class Resolver:
                 return f"deep-frying oil: {item.grams:,.0f} g in {item.line!r}; the oil a " \
                        "fried food takes up is not in the recipe"
         return None
+
+    def _frying_oil_left_out(self, items: list[ResolvedIngredient]) -> None:
+        """An oil line of a quarter cup or more that says it is for frying ("½ cup vegetable
+        oil (for frying)") is a frying layer, mostly left in the pan: left out like its
+        unquantified twin ("oil, for frying"), with the reason on the line. A few spoons to
+        fry onions in are taken up and counted; a bath of a cup or more excludes the recipe
+        instead (:meth:`_frying_bath`)."""
+        for item in filter(self._oil_line, items):
+            if FOR_FRYING.search(item.line) and item.grams >= FRYING_LAYER_GRAMS:
+                item.grams_method = f"{item.grams_method}; {item.grams:g} g of oil for " \
+                                    "frying left out: most of it stays in the pan"
+                item.grams = 0.0
+                item.rules = [*item.rules, "frying_oil_left_out"]
 
     def _estimate(self, item: ResolvedIngredient) -> float | None:
         """Grams of an unresolved line: its mass unit, else ingredient-slicer's density, else
@@ -890,6 +937,35 @@ def crushed_cup_grams(sr28: Sr28) -> float | None:
     if crushed.empty:
         return None
     return float((crushed["grams"] / crushed["amount"]).median())
+
+
+def proxy_names(parsed: ParsedLine) -> list[str]:
+    """The line's own names a proxy may be listed under, most specific first: with a
+    qualifier the parser moved to the preparation ("ground meat"), with its counted unit
+    ("stock cubes", "curry leaves"), then as parsed."""
+    food = parsed.food or ""
+    if not food:
+        return []
+    qualified = [f"{word} {food}" for word in ("ground", "minced", "dried", "smoked")
+                 if word in parsed.prep]
+    unit = parsed.unit or ""
+    counted = [f"{food} {unit}"] if unit.isalpha() and parsed.unit_kind == "count" and \
+        unit not in food.split() else []
+    return [*qualified, *counted, food]
+
+
+# A line that counts cans or tins ("1 tin tomatoes", "2 small cans coconut milk"), whatever
+# unit the parser read.
+COUNTED_CANS = re.compile(r"(?i)^\W*[\d½¼¾⅓⅔⅛.,/ -]+(?:(?:small|large|medium)\s+)?(cans?|tins?)\b")
+
+
+def counted_cans(parsed: ParsedLine) -> ParsedLine:
+    """``parsed`` counting cans when the line counts cans and the parser read another unit
+    ("1 tin tomatoes" is a tin, not one tomato)."""
+    found = COUNTED_CANS.search(parsed.line)
+    if found is None or parsed.unit_kind != "count" or parsed.unit in CAN_UNITS:
+        return parsed
+    return replace(parsed, unit="cans" if found.group(1).lower().endswith("s") else "can")
 
 
 def standard_can(grams: float | None) -> bool:

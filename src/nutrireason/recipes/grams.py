@@ -46,7 +46,7 @@ WHOLE_ITEM_NOUNS = {"ham", "hams", "roast", "roasts", "hock", "hocks", "joint", 
 UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
                  "strip": ("slice",), "strips": ("slice",), "ring": ("slice",),
                  "rings": ("slice",), "leaves": ("leaf",), "leaf": ("leaves",),
-                 "box": ("package",),
+                 "box": ("package",), "tin": ("can",), "tins": ("can",),
                  "boxes": ("package",),
                  "sachet": ("packet",), "stick": ("stalk", "strip"), "cake": ("block",),
                  "sticks": ("stalk", "strip"), "head": ("bunch",), "heads": ("bunch",)}

@@ -46,6 +46,12 @@ QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy",
               "minced", "diced", "chopped", "steamed")
 
 
+# Plant parts that make another food of the plant named before them ("beet greens" are SR28's
+# beet greens, not beets; "pumpkin leaves", "pea shoots", "squash blossoms").
+PART_NOUNS = frozenset({"green", "leaf", "top", "shoot", "sprout", "blossom", "flower",
+                        "stem", "vine", "tip"})
+
+
 # How the cook cuts a food: before the food it may name a product ("1 can diced tomatoes",
 # "minced garlic" in a jar); after it, it is an instruction ("2 tomatoes, diced").
 CUTTING_WORDS = frozenset({"minced", "diced", "chopped"})
@@ -176,9 +182,15 @@ class Match:
     name: str | None = None  # the reviewed-map name that matched, if any
 
 
+IRREGULAR_PLURALS = {"leaves": "leaf", "loaves": "loaf"}
+
+
 @cache
 def stem(word: str) -> str:
-    """Crude plural folding for matching only: berries->berry, tomatoes->tomato, eggs->egg."""
+    """Crude plural folding for matching only: berries->berry, tomatoes->tomato, eggs->egg,
+    leaves->leaf."""
+    if word in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[word]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith("oes"):
@@ -186,6 +198,21 @@ def stem(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def stemmed(name: str) -> str:
+    """``name`` with each word's plural folded ("coriander leaves" -> "coriander leaf")."""
+    return " ".join(stem(word) for word in name.split())
+
+
+def unique_by_stems(names: dict[str, object]) -> dict[str, str]:
+    """Stemmed spelling -> the one name in ``names`` with that spelling; spellings several
+    names share are left out."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        key = stemmed(name)
+        found[key] = name if key not in found else None
+    return {key: name for key, name in found.items() if name is not None}
 
 
 def tokens(text: str) -> list[str]:
@@ -348,6 +375,7 @@ class Matcher:
             if len(name_words(known)) > 1:
                 for word in name_words(known):
                     self.by_word.setdefault(word, []).append(known)
+        self.by_stems = unique_by_stems(reviewed)
         self._memo: dict[str, Match | None] = {}
         # no phrase longer than the longest reviewed name can be one: the sub-phrase search
         # looks at most this many words at a time, so its work grows linearly with a name
@@ -431,12 +459,21 @@ class Matcher:
         """The first of ``names`` (most specific first) the reviewed map lists; none when that
         one is refused ("ground coffee" is no brewed coffee, which "coffee" is)."""
         for candidate in names:
+            candidate = self._spelled(candidate)
             if self._refused(candidate):
                 return None
             found = self._reviewed(candidate)
             if found:
                 return found
         return None
+
+    def _spelled(self, name: str | None) -> str | None:
+        """The reviewed name a name of several words spells with other plurals ("coriander
+        leaf" is "coriander leaves"); a spelling two reviewed names share decides nothing, and
+        a single word keeps its number ("peppers" are not the seasoning "pepper")."""
+        if not name or name in self.reviewed or len(name.split()) < 2:
+            return name
+        return self.by_stems.get(stemmed(name), name)
 
     def _subphrase(self, name: str) -> Match | None:
         """The longest run of words in ``name`` that the reviewed map knows, rightmost first."""
@@ -459,7 +496,9 @@ class Matcher:
                     not (found and stem(before) in tokens(found.description))
                 # "mango chutney", "plum tomatoes": a food word after the phrase names
                 # another product
-                specific_after = food_later[start + length]
+                after = words[start + length] if start + length < len(words) else None
+                specific_after = food_later[start + length] or \
+                    (after is not None and stem(after) in PART_NOUNS)
                 # "herb cream cheese": "cheese" is not cheddar when "cream cheese", another
                 # food the map knows, is the phrase with the word before it
                 wider = self._reviewed(f"{before} {phrase}") if before else None
@@ -484,6 +523,8 @@ class Matcher:
         the query ("leaves" is not taro leaves, "bonga fish" not burbot, "lamb meat" not lamb
         brain, "pigeons" not pigeon peas, "peppers" not black pepper)."""
         wanted = [w for w in tokens(query) if w not in LOOSE_WORDS and w not in GENERIC_WORDS]
+        if len(query.split()) > 1 and query.split()[-1] == "greens":  # "beet greens": leaves
+            wanted.append("green")
         if not wanted:
             return False
         heads, kinds = description_kind(description)

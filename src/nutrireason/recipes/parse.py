@@ -554,7 +554,11 @@ CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "ten
 NEGATED_QUALIFIER = re.compile(r"\b(?:not|rather than|instead of|never)\s+(?:a\s+|the\s+)?"
                                r"[a-z]+[- ]?[a-z]+")
 # A qualifier of a later alternative ("all-purpose flour or a gluten-free blend") does not count.
-LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s.*$")
+# A later alternative runs to the next comma: what follows is said of the food used ("dhal or
+# other lentils, cooked but not drained" is cooked).
+LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s[^,;]*")
+# A state the line negates ("not drained", "do not peel"): not the food's state.
+NEGATED = re.compile(r"\b(?:not|never)\s+(?:be\s+)?[a-z]+")
 
 
 # A qualifier offered as an option ("soy sauce (gluten-free if preferred)", "bread crumbs (or
@@ -610,7 +614,7 @@ def line_states(text: str) -> list[str]:
     """State words on the line ("1 cup rice, cooked", "(drained)", "2 cans salmon"), in a fixed
     order; alternatives in parentheses ("(or frozen)") and states a "fresh" line rules out do
     not count; a named cut is "part:<cut>"."""
-    lowered = own_text(text)
+    lowered = NEGATED.sub(" ", own_text(text))
     words = set(re.findall(r"[a-zé]+", lowered))
     found = {LINE_STATE_WORDS[w] for w in words if w in LINE_STATE_WORDS}
     before_comma = re.sub(r"\([^)]*\)", " ", lowered).split(",")[0]
