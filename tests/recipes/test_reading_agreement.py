@@ -6,11 +6,13 @@ Samples drawn with ``benchmarks/reading_sample.py --seed 31203``: 40 random Wiki
 recipes (the readings, lines and all, are in ``fixtures/readings/``: the lines are the project's
 own corpus) and 40 random recipes of the published-nutrition dev split (only the figures are in
 the repository; the lines stay with the dev split outside it, and that half skips when the file
-is absent); and two more samples of 40 Wikibooks recipes, each drawn and read after the rules
-of its time were written (``--seed 120326``, then ``--seed 20261204``). For the first two: the
-targets (calories median distance at most 2 %, at least 90 % of the kept recipes within 10 %)
-and the number of recipes this build keeps today (a change that reads recipes worse fails
-here); for the later two, today's figures, with the targets as a strict expected failure.
+is absent); and three more samples of 40 Wikibooks recipes, each drawn and read after the
+rules of its time were written (``--seed 120326``, ``--seed 20261204``, then ``--seed
+20261212``). For the first two and the later samples that reach them: the targets (calories
+median distance at most 2 %, at least 90 % of the kept recipes within 10 %) and the number of
+recipes this build keeps today (a change that reads recipes worse fails here); for the later
+samples that do not reach them yet, today's figures, with the targets as a strict expected
+failure.
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ from tests.recipes.test_published_accuracy import validation_file
 READINGS = Path(__file__).with_name("fixtures") / "readings"
 # Kept recipes on this build (docs/benchmarks/recipes.md), and the
 # targets for the calories median distance and share within 10 %.
-KEPT = {"wikibooks": 27, "dev": 36, "seed-120326": 30, "seed-20261204": 31}
+KEPT = {"wikibooks": 27, "dev": 36, "seed-120326": 31, "seed-20261204": 34,
+        "seed-20261212": 25}
 # The later samples, today: calories median distance and share within 10 %.
-LATER = {"seed-120326": (0.013, 0.86), "seed-20261204": (0.014, 0.87)}
+LATER = {"seed-120326": (0.013, 0.86), "seed-20261204": (0.015, 0.91),
+         "seed-20261212": (0.003, 0.84)}
+# The later samples that do not reach the targets yet.
+SHORT_OF_TARGETS = {"seed-120326", "seed-20261212"}
 TARGETS = {"median": 0.02, "within": 0.90}
 
 pytestmark = pytest.mark.slow
@@ -88,9 +94,10 @@ def test_the_later_samples_stay_as_close_as_today(later):
     assert median <= LATER[name][0] and within >= LATER[name][1]
 
 
-@pytest.mark.xfail(strict=True, reason="not reached on the later samples yet: see "
-                   "docs/benchmarks/recipes.md")
-def test_the_later_samples_meet_the_targets(later):
+def test_the_later_samples_meet_the_targets(request, later):
     name, figures = later
+    if name in SHORT_OF_TARGETS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="not reached on this sample "
+                                              "yet: see docs/benchmarks/recipes.md"))
     _, median, within = show(name, figures)
     assert median <= TARGETS["median"] and within >= TARGETS["within"]
