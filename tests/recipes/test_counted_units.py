@@ -192,3 +192,30 @@ def test_a_negated_state_is_not_the_foods(line, present, absent, why):
     states = line_states(line)
     assert all(s in states for s in present), (why, states)
     assert not any(s in states for s in absent), (why, states)
+
+
+# ------------------------------------------------------------------ freshness
+
+
+def test_every_standards_file_the_resolver_reads_is_a_build_input(sr28, monkeypatch, tmp_path):
+    """A change to any standards file the resolver reads makes a rebuild necessary: each is
+    among the build's inputs (their fingerprints decide whether a build is up to date)."""
+    from pathlib import Path
+
+    from nutrireason.recipes.build import Resolver, build_inputs
+    from nutrireason.standards import standards_dir
+
+    read: set[str] = set()
+    original = Path.read_text
+
+    def recording(self, *args, **kwargs):
+        if self.parent == standards_dir():
+            read.add(self.name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", recording)
+    Resolver.from_sr28(sr28)
+    monkeypatch.undo()
+    inputs = {path.name for path in build_inputs(tmp_path / "corpus.json")}
+    assert {"proxies.yaml", "standard_weights.yaml"} <= read
+    assert read <= inputs, read - inputs

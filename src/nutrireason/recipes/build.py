@@ -234,7 +234,8 @@ PACKET_UNITS = {"packet", "packets", "envelope", "envelopes", "sachet", "sachets
 CAN_UNITS = {"can", "cans", "tin", "tins"}
 GENERATOR = f"nutrireason {__version__} recipes-build 2"
 # Standards files a recipe build depends on: a change to any of them makes a rebuild necessary.
-RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml")
+RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_yields.yaml",
+              "proxies.yaml", "standard_weights.yaml")
 
 
 def build_inputs(corpus_file: Path) -> list[Path]:
