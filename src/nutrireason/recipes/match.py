@@ -46,6 +46,17 @@ QUALIFIERS = ("ground", "dried", "fresh", "canned", "cooked", "boiled", "heavy",
               "minced", "diced", "chopped", "steamed")
 
 
+# Words before a food that never name another food: sizes, states, cuts, cooking.
+IGNORED_BEFORE = frozenset({"fresh", "large", "small", "medium", "whole", "raw", "ripe",
+                            "boneless", "skinless", "lean", "extra", "jumbo", "baby", "young",
+                            "dried", "frozen", "canned", "cooked", "chopped", "minced",
+                            "diced", "sliced", "ground", "grated", "shredded", "peeled",
+                            "crushed", "mashed", "cubed", "halved", "pitted", "seedless",
+                            "unsalted", "salted", "plain", "low", "reduced", "light",
+                            "heavy", "thick", "thin", "hot", "cold", "warm", "soft", "hard",
+                            "mixed", "assorted", "other", "more", "any", "your", "of"})
+
+
 # Plant parts that make another food of the plant named before them ("beet greens" are SR28's
 # beet greens, not beets; "pumpkin leaves", "pea shoots", "squash blossoms").
 PART_NOUNS = frozenset({"green", "leaf", "top", "shoot", "sprout", "blossom", "flower",
@@ -198,6 +209,16 @@ def stem(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def spells(words: tuple[str, ...], name: str) -> bool:
+    """``words`` hold ``name`` word for word, its last word in either number ("boneless strip
+    steaks" spells "strip steak"; "113 grams flour" does not spell "gram flour")."""
+    wanted = name.split()
+    size = len(wanted)
+    return any(list(words[start:start + size - 1]) == wanted[:-1] and
+               stem(words[start + size - 1]) == stem(wanted[-1])
+               for start in range(len(words) - size + 1))
 
 
 def stemmed(name: str) -> str:
@@ -370,11 +391,12 @@ class Matcher:
         self.food_words = (self.vocabulary | PRODUCT_HEADS) - LOOSE_WORDS
         self.descriptions = dict(zip(foods["ndb_no"], foods["description"], strict=True))
         self.reviewed = reviewed
-        self.by_word: dict[str, list[str]] = {}  # reviewed names of several words, by word
+        # reviewed names of several words, by each word's stem
+        self.by_word: dict[str, list[str]] = {}
         for known in reviewed:
             if len(name_words(known)) > 1:
                 for word in name_words(known):
-                    self.by_word.setdefault(word, []).append(known)
+                    self.by_word.setdefault(stem(word), []).append(known)
         self.by_stems = unique_by_stems(reviewed)
         self._memo: dict[str, Match | None] = {}
         # no phrase longer than the longest reviewed name can be one: the sub-phrase search
@@ -398,7 +420,10 @@ class Matcher:
         qualifiers = [f"{word} {name}" for word in QUALIFIERS if word in (prep or [])
                       and not cut_after_food(word, name, line)]
         wider = self.wider_name(name, line)
-        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}"
+        dropped = self.dropped_kind(name, line)
+        if dropped and self.refusal([dropped, self._spelled(dropped), raw_name, name]):
+            dropped = None  # "corn flour" is refused (corn starch or corn meal), not guessed
+        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}|{dropped}"
         if key not in self._memo:
             names = [wider, *qualifiers, query, raw_name, name, species_meat(name)]
             # the slicer's own name when it kept more of the food ("corn muffin", parsed
@@ -406,7 +431,8 @@ class Matcher:
             fuller = raw_name if raw_name and raw_name != name and \
                 set(name.split()) < set(raw_name.split()) and \
                 raw_name.split()[-1] == name.split()[-1] else None
-            self._memo[key] = self._first_reviewed(names) or (
+            self._memo[key] = (dropped and self._kind_named(dropped)) or \
+                self._first_reviewed(names) or (
                 None if self.refusal(names) else self._subphrase(name) or
                 (fuller and self._fuzzy(fuller)) or self._fuzzy(query))
         return self._spelled_out(self._memo[key], line)
@@ -428,19 +454,41 @@ class Matcher:
         that the line spells out word for word (outside parentheses and later "or"
         alternatives): the words the parser dropped ("2 lb top round roast" parsed as
         "roast", "3 lb sirloin tip roast" as "sirloin roast")."""
-        candidates = self.by_word.get(name.split()[-1]) if line else None
+        candidates = self.by_word.get(stem(name.split()[-1])) if line else None
         if not candidates:
             return None
-        wanted = name_words(name)
+        wanted = {stem(word) for word in name_words(name)}
         # a name does not run across a comma ("orange, peel removed" is no orange peel)
-        spelled = f" {' '.join(line_words(line, commas=True))} "
+        spelled = line_words(line, commas=True)
         best = None
         for candidate in candidates:
-            if f" {candidate} " in spelled and (best is None or len(candidate) > len(best)):
-                words = name_words(candidate)
+            if spells(spelled, candidate) and (best is None or len(candidate) > len(best)):
+                words = {stem(word) for word in name_words(candidate)}
                 if len(words) > len(wanted) and wanted <= words:
                     best = candidate
         return best
+
+    def dropped_kind(self, name: str, line: str | None) -> str | None:
+        """The food word the line writes right before the name's head that the name lost
+        ("3 prickly pears" parsed as "pears"), with the head: a word SR28 names foods with,
+        not a size, state, cut or preparation."""
+        words = line_words(line) if line else ()
+        head = stem(name.split()[-1]) if name.split() else ""
+        at = [i for i, word in enumerate(words) if i and stem(word) == head]
+        if not at:
+            return None
+        before = words[at[-1] - 1]
+        if not before.isalpha() or before in name.split() or stem(before) in IGNORED_BEFORE or \
+                stem(before) not in self.vocabulary:
+            return None
+        return f"{before} {words[at[-1]]}"
+
+    def _kind_named(self, phrase: str) -> Match | None:
+        """The SR28 food a two-word phrase names when the entry's own name (its first part)
+        holds both words ("prickly pears": Prickly pears, raw); none otherwise."""
+        found = self._reviewed(self._spelled(phrase)) or self._fuzzy(phrase)
+        first = set(tokens(found.description.split(",")[0])) if found else set()
+        return found if found and set(tokens(phrase)) <= first else None
 
     def refusal(self, names: list[str | None]) -> str | None:
         """The reviewed map's reason when it lists one of ``names`` as having no SR28 food
