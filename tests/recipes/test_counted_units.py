@@ -248,3 +248,22 @@ def test_words_before_a_food_that_name_no_other_food(resolver, line, ndb, why):
 def test_a_refused_name_is_not_guessed_from_its_words(resolver):
     item = resolver.ingredient("Corn flour")
     assert item.ndb_no is None  # reviewed: corn starch or corn meal, the line does not say
+
+
+# ------------------------------------------------------------------ sizes of several cans
+
+
+@pytest.mark.parametrize(("line", "ounces", "why"), [
+    ("2 cans (14 ounces) sweetened condensed milk", 28.0,
+     "14 oz is a can's net weight, 7 oz is none: two 14 oz cans"),
+    ("3 cans (5 oz) tuna, drained", 15.0, "three 5 oz cans of tuna"),
+    ("2 cans (30 oz) red kidney beans", 30.0, "30 oz is no can, 15 oz is: the total"),
+    ("2 cans (28 oz) crushed tomatoes", 28.0, "28 oz and 14 oz are both cans: the total"),
+    ("2 cans (15 oz each) black beans", 30.0, "'each' says so"),
+    ("2 (14 oz) cans sweetened condensed milk", 28.0, "a size after the number, per item"),
+])
+def test_a_mass_after_several_cans(line, ounces, why):
+    from nutrireason.recipes.parse import parse_line
+
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit) == (pytest.approx(ounces), "ounce"), why

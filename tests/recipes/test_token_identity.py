@@ -144,9 +144,9 @@ def test_a_comma_list_of_kinds_shares_the_noun(text, expected):
     ("1 lb lamb meat", "Lamb, domestic, composite of trimmed retail cuts, "
      "separable lean and fat, trimmed to 1/4\" fat, choice, raw",
      "lamb meat is the reviewed lamb, not lamb brain"),
-    ("1 lb lamb meat, cut into cubes", "Lamb, domestic, cubed for stew or kabob (leg and "
-     "shoulder), separable lean only, trimmed to 1/4\" fat, raw",
-     "cubed lamb meat is the stew cut, not lamb brain"),
+    ("1 lb lamb meat, cut into cubes", "Lamb, domestic, composite of trimmed retail cuts, "
+     "separable lean and fat, trimmed to 1/4\" fat, choice, raw",
+     "cubed lamb meat is lamb with its fat, not lamb brain"),
     ("2 quarts peanut or canola oil for deep-frying", "Oil, peanut, salad or cooking",
      "the oil both alternatives share, not raw peanuts"),
     ("1 can (10 oz) condensed cream of chicken soup", "Soup, cream of chicken, canned, "

@@ -330,8 +330,9 @@ def test_one_food_or_no_example_keeps_the_name(resolver, line, ndb, why):
     ("2 lb beef", "13795", "beef of no cut and no cubes stays SR28's composite of retail cuts"),
     ("2 lb beef bottom round, cut into cubes", "13868",
      "a named cut stays that cut: bottom round steak, not stewing beef"),
-    ("1 lb lamb, cut into 2 cm pieces", "17059", "lamb cut up is SR28's cubed for stew or kabob"),
-    ("700 g lamb or goat meat, cut into large chunks", "17059",
+    ("1 lb lamb, cut into 2 cm pieces", "17001", "lamb the cook cuts up keeps its fat: SR28's "
+     "'cubed for stew or kabob' is lean only"),
+    ("700 g lamb or goat meat, cut into large chunks", "17001",
      "'lamb or goat meat' is lamb meat"),
     ("500 g stewing lamb", "17059", "stewing lamb is the stew cut"),
     ("1 lb lamb", "17001", "uncut lamb stays SR28's composite of retail cuts"),

@@ -212,10 +212,11 @@ def after_food(parsed: ParsedLine) -> str:
     return parsed.line[found.end():] if found else ""
 
 
-# Beef or lamb of no named cut cut into cubes, chunks or pieces is the cut sold for stews and
-# kebabs (SR28's beef "chuck for stew", lamb "cubed for stew or kabob"), not the composite of
-# every retail cut.
-STEW_CUTS = {"beef": "stew beef", "lamb": "stewing lamb"}
+# Beef of no named cut cut into cubes, chunks or pieces is the cut sold for stews (SR28's beef
+# "chuck for stew", lean and fat), not the composite of every retail cut. Lamb cut up stays the
+# composite: SR28's lamb "cubed for stew or kabob" is lean only, trimmed meat as sold, not a
+# piece the cook cuts with its fat.
+STEW_CUTS = {"beef": "stew beef"}
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
 # A fish bought whole (head, bones and fins on), not fillets or steaks.

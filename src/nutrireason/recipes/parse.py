@@ -16,6 +16,7 @@ from ingredient_slicer import _utils as _slicer_utils
 
 from nutrireason.recipes.lines import (
     FRACTIONS,
+    Measure,
     each_clause,
     first_alternative,
     gloss_mass,
@@ -275,9 +276,12 @@ def _parse(text: str) -> ParsedLine:
     if measure and _measure_wins(unit, measure.unit):
         if quantity is not None and unit:
             replaced = (quantity, unit)
-        quantity = measure.quantity * (quantity if measure.each and quantity else 1.0)
+        each = measure.each or per_container(quantity, unit, measure)
+        quantity = measure.quantity * (quantity if each and quantity else 1.0)
         piece, unit = unit, measure.unit
         rules.append("paren_measure")
+        if each and not measure.each:
+            rules.append("size_per_container")
     if unit in SMALL_MEASURES and quantity is not None:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
@@ -648,6 +652,29 @@ def unreadable_number(text: str) -> str | None:
     """Scientific notation or a run of 6+ digits is not a kitchen quantity: name it."""
     match = re.search(r"\b\d+(?:\.\d+)?e[+-]?\d+\b|\b\d{6,}\b", text, re.I)
     return f"implausible quantity {match.group(0)!r}" if match else None
+
+
+# Net weights of common US cans (grams): tuna 5 oz, paste 6 oz, sauce 8 oz, condensed soup
+# 10.5-10.75 oz, evaporated milk 12 oz, coconut milk 13.5 oz, condensed milk 14 oz, tomatoes
+# and broth 14.5 oz, beans and vegetables 15-16 oz, 19-20 oz, family size 28-29 oz.
+CAN_NET_GRAMS = (142.0, 170.0, 227.0, 298.0, 305.0, 340.0, 383.0, 397.0, 411.0, 425.0, 432.0,
+                 439.0, 454.0, 539.0, 567.0, 794.0, 822.0)
+CONTAINERS = {"can", "cans", "tin", "tins", "jar", "jars"}
+GRAMS_PER = {"gram": 1.0, "kilogram": 1000.0, "ounce": 28.3495, "pound": 453.592}
+
+
+def per_container(count: float | None, unit: str | None, measure: Measure) -> bool:
+    """A mass after several counted cans is each can's ("2 cans (14 ounces) sweetened
+    condensed milk": two 14 oz cans) when it is a common can's net weight and its share per can
+    is not ("2 cans (30 oz) kidney beans" are two 15 oz cans); otherwise the line's total."""
+    if not count or count <= 1 or unit not in CONTAINERS or measure.unit not in GRAMS_PER:
+        return False
+    grams = measure.quantity * GRAMS_PER[measure.unit]
+    return _can_size(grams) and not _can_size(grams / count)
+
+
+def _can_size(grams: float) -> bool:
+    return any(abs(grams - can) <= 0.02 * can for can in CAN_NET_GRAMS)
 
 
 def implausible_quantity(quantity: float, kind: str, unit: str | None) -> str | None:
