@@ -106,8 +106,19 @@ def test_a_bad_standard_weight_names_its_field(tmp_path, text, field):
     ("1 cup turnip greens", "11568", "turnip greens, not turnips"),
     ("2 cups dandelion greens", "11207", "SR28 has dandelion greens"),
     ("1 cup fresh coriander leaf", "11165", "the singular of the reviewed 'coriander leaves'"),
+    # words the parser drops
+    ("3 prickly pears", "09287", "the parser keeps 'pears'; SR28's own name holds both words"),
+    ("4 ea. (24 ounces) boneless strip steaks, trimmed of excess fat", "13909",
+     "the reviewed 'strip steak', spelled with its plural on the line (not generic beef)"),
+    ("4 filet mignons, 1½ in (4 cm) thick", "13917", "the reviewed 'filet mignon', plural"),
+    # words before a food that name no other food
+    ("113 grams (¼ lb) flour", "20081", "'grams flour' is no 'gram flour' (chickpea flour): "
+     "only the name's last word may change its number"),
+    ("2 ripe bananas", "09040", "a state before the food names no other food"),
+    ("1 cup chopped ham", "10182", "a cut before the food names no other food"),
+    ("2 cups green beans", "11052", "the parser's own name, as before"),
 ])
-def test_a_plant_part_names_its_own_food(resolver, line, ndb, why):
+def test_the_line_names_its_food(resolver, line, ndb, why):
     assert resolver.ingredient(line).ndb_no == ndb, why
 
 
@@ -221,28 +232,7 @@ def test_every_standards_file_the_resolver_reads_is_a_build_input(sr28, monkeypa
     assert read <= inputs, read - inputs
 
 
-# ------------------------------------------------------------------ words the parser drops
-
-
-@pytest.mark.parametrize(("line", "ndb", "why"), [
-    ("3 prickly pears", "09287", "the parser keeps 'pears'; SR28's own name holds both words"),
-    ("4 ea. (24 ounces) boneless strip steaks, trimmed of excess fat", "13909",
-     "the reviewed 'strip steak', spelled with its plural on the line (not generic beef)"),
-    ("4 filet mignons, 1½ in (4 cm) thick", "13917", "the reviewed 'filet mignon', plural"),
-])
-def test_a_food_word_the_parser_dropped_still_names_the_food(resolver, line, ndb, why):
-    assert resolver.ingredient(line).ndb_no == ndb, why
-
-
-@pytest.mark.parametrize(("line", "ndb", "why"), [
-    ("113 grams (¼ lb) flour", "20081", "'grams flour' is no 'gram flour' (chickpea flour): "
-     "only the name's last word may change its number"),
-    ("2 ripe bananas", "09040", "a state before the food names no other food"),
-    ("1 cup chopped ham", "10182", "a cut before the food names no other food"),
-    ("2 cups green beans", "11052", "the parser's own name, as before"),
-])
-def test_words_before_a_food_that_name_no_other_food(resolver, line, ndb, why):
-    assert resolver.ingredient(line).ndb_no == ndb, why
+# ------------------------------------------------------------------ refused names
 
 
 def test_a_refused_name_is_not_guessed_from_its_words(resolver):
