@@ -315,6 +315,16 @@ def review_export(request: review.ReviewExport) -> None:
                   f"{request.out} (sha256 {manifest['sha256'][:12]})")
 
 
+@command("review add-reviewer", review.ReviewerAdd)
+def review_add_reviewer(request: review.ReviewerAdd) -> None:
+    """Add a reviewer account (or change its role) in reviewers.yaml beside the review
+    database; `review serve` signs in only the listed names."""
+    roles = request.run()
+    console.print(f"{len(roles)} reviewer(s): " + ", ".join(f"{name} ({role})"
+                                                           for name, role in roles.items()),
+                  markup=False, highlight=False)
+
+
 @command("review stats", review.ReviewStats)
 def review_stats(request: review.ReviewStats) -> None:
     """Confirmation rate and corrections per condition, Cohen's and Fleiss' kappa between

@@ -1,7 +1,11 @@
 """The reviews file (``review export``) as builds read it, for every benchmark: a folder with
-``reviews.jsonl`` (each reviewer's last decision per entry) and ``manifest.json`` (format,
-version, counts, the sha256 of ``reviews.jsonl``). Where several reviewers decided one entry, a
-build applies the latest decision; ``review stats`` shows where they disagree.
+``reviews.jsonl`` (each reviewer's last decision per entry, with the reviewer's role) and
+``manifest.json`` (format, version, counts, the sha256 of ``reviews.jsonl``).
+
+What a build applies to an entry (:func:`settle`): an adjudicator's decision when there is one
+(the latest); else the reviewers' decision when they agree on the label (or all exclude); else
+nothing: reviewers who disagree and no adjudicator leave the entry excluded, with that reason
+(never whoever clicked last).
 
 A leaf module: ``fam build --reviews`` (:mod:`nutrireason.fam.reviews`) and ``ngqa build
 --reviews`` apply what :func:`read_reviews` returns.
@@ -18,8 +22,10 @@ from nutrireason.errors import DataError
 from nutrireason.io import sha256_file
 
 FORMAT = "nutrireason-reviews"
-VERSION = 1
+VERSION = 2  # 2: each decision names its reviewer's role (version 1 files: all reviewers)
 REVIEWS = "reviews.jsonl"
+ADJUDICATOR = "adjudicator"
+UNSETTLED = "reviewers disagree and no adjudicator has decided"
 ACTIONS = ("confirm", "correct", "rationale", "exclude")
 # Per benchmark: the labels an entry can have and the reasons to exclude it. FAM-Bench's are
 # Appendix F's (Section 3.3's expert check); NGQA's are NutriReason's for its question checks
@@ -75,13 +81,31 @@ class Verdict:
     exclusion: str | None
 
 
+def _verdict(row: dict[str, Any]) -> Verdict:
+    return Verdict(row.get("label") if row["action"] != "exclude" else None,
+                   tuple(row.get("ingredients") or []), row.get("exclusion"))
+
+
+def settle(rows: list[dict[str, Any]]) -> Verdict:
+    """The verdict on one entry from its decisions (each reviewer's last, with ``at`` and
+    ``role``): the latest adjudicator's; else the latest reviewer's when every reviewer gave
+    the same label (or every one excluded); else excluded as unsettled."""
+    ordered = sorted(rows, key=lambda row: row["at"])
+    adjudicated = [row for row in ordered if row.get("role") == ADJUDICATOR]
+    if adjudicated:
+        return _verdict(adjudicated[-1])
+    if len({_verdict(row).label for row in ordered}) == 1:
+        return _verdict(ordered[-1])
+    return Verdict(None, (), UNSETTLED)
+
+
 def read_reviews(path: Path, benchmark: str = "fam") -> dict[str, Verdict]:
-    """Entry key -> the latest decision among its reviewers of ``benchmark``; a malformed line
-    is refused with the file, line and field named; a file of another benchmark is refused."""
+    """Entry key -> the verdict its decisions settle on (:func:`settle`); a malformed line is
+    refused with the file, line and field named; a file of another benchmark is refused."""
     path = reviews_file(path)
     if not path.is_file():
         raise DataError(path, "reviews file not found", expected="a `review export` folder")
-    latest: dict[str, tuple[str, Verdict]] = {}
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -98,11 +122,13 @@ def read_reviews(path: Path, benchmark: str = "fam") -> dict[str, Verdict]:
         if row.get("benchmark", "fam") != benchmark:
             raise DataError(path, f"line {number} reviews another benchmark", field="benchmark",
                             value=row.get("benchmark"), expected=benchmark)
-        verdict = Verdict(row.get("label") if row["action"] != "exclude" else None,
-                          tuple(row.get("ingredients") or []), row.get("exclusion"))
-        if row["item"] not in latest or row["at"] >= latest[row["item"]][0]:
-            latest[row["item"]] = (row["at"], verdict)
-    return {item: verdict for item, (_, verdict) in latest.items()}
+        key = (row["item"], str(row.get("reviewer", "")))
+        if key not in latest or row["at"] >= latest[key]["at"]:
+            latest[key] = row
+    by_item: dict[str, list[dict[str, Any]]] = {}
+    for (item, _), row in latest.items():
+        by_item.setdefault(item, []).append(row)
+    return {item: settle(rows) for item, rows in by_item.items()}
 
 
 def load_reviews(reviews: Path | None, benchmark: str, reviewed_only: bool
@@ -115,5 +141,7 @@ def load_reviews(reviews: Path | None, benchmark: str, reviewed_only: bool
         return None, None
     verdicts = read_reviews(reviews, benchmark)
     path = reviews_file(reviews)
+    unsettled = sum(v.exclusion == UNSETTLED for v in verdicts.values())
     return verdicts, {"file": str(path.resolve()), "sha256": sha256_file(path),
-                      "entries": len(verdicts), "reviewed_only": reviewed_only}
+                      "entries": len(verdicts), "unsettled": unsettled,
+                      "reviewed_only": reviewed_only}

@@ -27,10 +27,15 @@ from tests.review.conftest import XSS  # noqa: E402
 FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
+ACCOUNTS = {"Ana": "reviewer", "Ben": "reviewer", "<b>Eve</b>": "reviewer",
+            "Chris": "adjudicator"}
+
+
 def _state(small_pool, tmp_path, token=None) -> ReviewState:
     pool, recipes = small_pool
     items = load_items(pool / "annotations.jsonl", recipes / "recipes.jsonl")
-    return ReviewState(items, ReviewStore(tmp_path / "reviews.sqlite"), token)
+    return ReviewState(items, ReviewStore(tmp_path / "reviews.sqlite"), token,
+                       reviewers=ACCOUNTS)
 
 
 def csrf_of(page: str) -> str:
@@ -182,8 +187,11 @@ def review_server(args: list[str], port: int, seconds: float = 60) -> Iterator[N
 def test_a_killed_server_loses_no_saved_decision(small_pool, tmp_path):
     import httpx
 
+    from nutrireason.review.accounts import write_reviewers
+
     pool, recipes = small_pool
     db, port = tmp_path / "reviews.sqlite", _free_port()
+    write_reviewers(tmp_path, {"Ana": "reviewer"})
     with review_server(["--annotations", str(pool), "--recipes", str(recipes), "--db", str(db)],
                        port), httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
         csrf = csrf_of(client.get("/").text)

@@ -15,7 +15,7 @@ from nutrireason.review.export import export_reviews
 from nutrireason.review.items import load_items
 from nutrireason.review.stats import fleiss, review_stats
 from nutrireason.review.store import ReviewStore
-from nutrireason.reviewfile import item_key, read_reviews
+from nutrireason.reviewfile import UNSETTLED, Verdict, item_key, read_reviews
 from tests.review.conftest import POOL
 
 
@@ -101,13 +101,42 @@ def test_export_then_apply_changes_exactly_the_reviewed_entries(tmp_path):
                     ("lentil-soup", "type_2_diabetes")}
 
 
-def test_the_latest_decision_among_reviewers_is_applied(tmp_path):
+def test_reviewers_who_disagree_leave_the_entry_unsettled_until_adjudicated(tmp_path):
     store = ReviewStore(tmp_path / "r.sqlite")
-    key = item_key("pasta-bake", "osteoporosis")
+    key, agreed = item_key("pasta-bake", "osteoporosis"), item_key("lentil-soup", "gout")
     _save(store, key, "ana", "correct", "NotRec", ["cheddar"])
+    _save(store, key, "ben", "confirm", "Rec", ["cheddar"])  # the later click does not win
+    _save(store, agreed, "ana", "confirm", "NotRec", ["lentils"], proposed="NotRec")
+    _save(store, agreed, "ben", "confirm", "NotRec", [], proposed="NotRec")
+    export_reviews(store, tmp_path / "reviews")
+    verdicts = read_reviews(tmp_path / "reviews")
+    assert verdicts[key] == Verdict(None, (), UNSETTLED)
+    assert verdicts[agreed] == Verdict("NotRec", (), None)  # agreed: the latest rationale
+    # the build excludes the unsettled entry with the reason
+    pool = apply_reviews(copy.deepcopy(POOL), verdicts)
+    excluded = {(e["condition"], e["reason"]) for row in pool for e in row["excluded_entries"]}
+    assert ("osteoporosis", f"expert: {UNSETTLED}") in excluded
+    # an adjudicator settles it, whatever the reviewers clicked after
+    store.save("fam", key, "cy", "correct", {"label": "Rec", "ingredients": ["cheddar"]},
+               {"label": "NotRec", "ingredients": ["cheddar"], "note": "salt"},
+               role="adjudicator")
     _save(store, key, "ben", "confirm", "Rec", ["cheddar"])
     export_reviews(store, tmp_path / "reviews")
-    assert read_reviews(tmp_path / "reviews")[key].label == "Rec"
+    assert read_reviews(tmp_path / "reviews")[key] == Verdict("NotRec", ("cheddar",), None)
+    pool = apply_reviews(copy.deepcopy(POOL), read_reviews(tmp_path / "reviews"))
+    row = next(r for r in pool if r["recipe_id"] == "pasta-bake")
+    assert [e["condition"] for e in row["not_rec"]][:1] == ["celiac_disease"]
+    assert any(e["condition"] == "osteoporosis" and e["reviewed"] for e in row["not_rec"])
+
+
+def test_a_version_1_reviews_file_reads_as_reviewers_only(tmp_path):
+    rows = [{"item": "a::gout", "reviewer": "ana", "at": "2026-01-01T00:00:00", "action":
+             "confirm", "label": "Rec", "ingredients": []},
+            {"item": "a::gout", "reviewer": "ben", "at": "2026-01-02T00:00:00", "action":
+             "correct", "label": "NotRec", "ingredients": []}]
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert read_reviews(path)["a::gout"].exclusion == UNSETTLED
 
 
 def test_a_malformed_reviews_file_names_the_line(tmp_path):
@@ -157,7 +186,7 @@ def test_stats_per_condition_and_rules_against_experts(tmp_path):
     _save(store, "c::ibs", "cy", "confirm", "Rec", ["x"])
     result = review_stats(store.latest("fam"))
     assert result["conditions"]["gout"]["decisions"] == 4
-    assert result["conditions"]["gout"]["confirmation_rate"] == pytest.approx(0.75)
+    assert result["conditions"]["gout"]["label_kept_rate"] == pytest.approx(0.75)
     assert result["conditions"]["gout"]["kinds"] == {"Rec->NotRec": 1, "confirm": 3}
     assert result["kinds"]["exclude: unclear preparation"] == 1
     rules = result["rules_vs_experts"]
@@ -185,3 +214,30 @@ def test_the_report_shows_the_agreement_of_a_reviews_export(tmp_path):
     assert 'id="review-section"' in page
     assert f"{cohen_kappa_score(ana, ben):.3f}" in page
     assert (tmp_path / "out" / "review_agreement.csv").is_file()
+
+
+def test_label_agreement_kappa_and_rationale_edits_by_hand(tmp_path):
+    # five gout entries proposed Rec with ["x"]; Ana keeps the label on 1, 2 and 5 (on 1 with
+    # other ticks), Ben on 1 and 5; an adjudicator settles entry 2 and is left out of agreement.
+    store = ReviewStore(tmp_path / "r.sqlite")
+    ana = ["Rec", "Rec", "NotRec", "NotRec", "Rec"]
+    ben = ["Rec", "NotRec", "NotRec", "NotRec", "Rec"]
+    for index, (a, b) in enumerate(zip(ana, ben, strict=True), 1):
+        ticks = ["y"] if index == 1 else ["x"]
+        store.save("fam", f"r{index}::gout", "ana", "confirm" if a == "Rec" else "correct",
+                   {"label": "Rec", "ingredients": ["x"]},
+                   {"label": a, "ingredients": ticks, "note": ""})
+        _save(store, f"r{index}::gout", "ben", "confirm" if b == "Rec" else "correct", b, ["x"])
+    store.save("fam", "r2::gout", "cy", "confirm", {"label": "Rec", "ingredients": ["x"]},
+               {"label": "Rec", "ingredients": ["x"], "note": ""}, role="adjudicator")
+    result = review_stats(store.latest("fam"))
+    # agreement 4/5; Ana Rec 3/5, Ben Rec 2/5: p_e = 3/5*2/5 + 2/5*3/5 = 12/25;
+    # kappa = (4/5 - 12/25) / (1 - 12/25) = 8/13
+    pair = result["inter_reviewer"]["pairs"][0]
+    assert pair["reviewers"] == ["ana", "ben"] and pair["items"] == 5
+    assert pair["agreement"] == pytest.approx(0.8)
+    assert pair["cohen_kappa"] == pytest.approx(8 / 13)
+    gout = result["conditions"]["gout"]
+    assert gout["decisions"] == 10 and gout["label_kept_rate"] == pytest.approx(5 / 10)
+    assert gout["rationale_edits"] == 1 and gout["kinds"] == {"Rec->NotRec": 5, "confirm": 5}
+    assert result["adjudicated"] == 1 and result["reviewers"] == ["ana", "ben"]

@@ -377,12 +377,18 @@ def kb_files(directory: str | Path | None = None) -> list[Path]:
     return paper + sorted(added, key=lambda p: p.stem)
 
 
+def nutrient_units() -> dict[str, str]:
+    """Nutrient -> its unit (g, mg, kcal ...): the standards' nutrients, SR28's extra ones
+    and the derived ones."""
+    units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
+    units |= {name: unit for name, (_, unit) in EXTRA_NUTRIENTS.items()}
+    return units | DERIVED_NUTRIENTS
+
+
 def load_kb(directory: str | Path | None = None) -> dict[str, ConditionKB]:
     """Load and check every condition file (:func:`kb_files`): the paper's 13 must be there
     with their release lists; an added condition is one more file of the same shape."""
-    units = {n.id: n.unit for n in load_standards().nutrients.nutrients}
-    units |= {name: unit for name, (_, unit) in EXTRA_NUTRIENTS.items()}
-    units |= DERIVED_NUTRIENTS
+    units = nutrient_units()
     kb: dict[str, ConditionKB] = {}
     for path in kb_files(directory):
         condition_id = path.stem

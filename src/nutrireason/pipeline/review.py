@@ -56,8 +56,10 @@ class ReviewServer:
     def open(self) -> Any:
         """The app's state, after the host and token are checked: FAM-Bench pool entries or
         NGQA questions, and the decisions database."""
+        from nutrireason.review.accounts import load_reviewers
         from nutrireason.review.app import ReviewState
-        from nutrireason.review.items import load_items, load_ngqa_items
+        from nutrireason.review.items import load_items
+        from nutrireason.review.ngqa_items import load_ngqa_items
         from nutrireason.review.store import ReviewStore, default_store_path
 
         check_host(self.host, self.token)
@@ -69,31 +71,59 @@ class ReviewServer:
             source = (self.annotations or builds_dir() / "fam" / "annotations") / \
                 "annotations.jsonl"
             corpus = (self.recipes or builds_dir() / "recipes") / "recipes.jsonl"
-            items = load_items(source, corpus, canonical_namer())
+            names, derived = recipe_readers()
+            items = load_items(source, corpus, names, derived)
         else:
             raise DataError(None, "unknown benchmark", field="--benchmark",
                             value=self.benchmark, expected="fam | ngqa")
         if not items:
             raise DataError(source, "nothing to review", expected="a finished build")
-        return ReviewState(items, ReviewStore(self.db or default_store_path()), self.token,
-                           benchmark=self.benchmark)
+        store = ReviewStore(self.db or default_store_path())
+        return ReviewState(items, store, self.token, benchmark=self.benchmark,
+                           reviewers=load_reviewers(store.path.parent))
 
 
 def canonical_namer() -> Callable[[dict[str, Any]], list[str]]:
     """Recipe -> each line's canonical ingredient name (the FAM vocabulary over SR28, as the
     annotation pool names rationale ingredients); "" for a line without an SR28 food."""
+    return recipe_readers()[0]
+
+
+def recipe_readers() -> tuple[Callable[[dict[str, Any]], list[str]],
+                              Callable[[dict[str, Any]], dict[str, float | None]]]:
+    """(:func:`canonical_namer`'s names, the nutrients per 100 g a recipe table lacks and the
+    rules read, summed over the weighed lines: total fat), reading each recipe's ingredients
+    once for both."""
     from nutrireason.fam.annotate import recipe_ingredients
     from nutrireason.fam.pool import food_table
     from nutrireason.fam.vocabulary import Vocabulary
     from nutrireason.pipeline.stages import read_sr28_bundle
 
     vocabulary, foods = Vocabulary.load(), food_table(read_sr28_bundle())
+    seen: dict[str, Any] = {}
+
+    def ingredients(recipe: dict[str, Any]) -> Any:
+        key = recipe["record"]["id"]
+        if key not in seen:
+            seen.clear()  # the loader asks for names, then nutrients, recipe by recipe
+            seen[key] = recipe_ingredients(recipe, vocabulary, foods)
+        return seen[key]
 
     def names(recipe: dict[str, Any]) -> list[str]:
-        known = {i.line: i.canonical for i in recipe_ingredients(recipe, vocabulary, foods)}
+        known = {i.line: i.canonical for i in ingredients(recipe)}
         return [known.get(item.get("line"), "") for item in recipe.get("ingredients") or []]
 
-    return names
+    def derived(recipe: dict[str, Any]) -> dict[str, float | None]:
+        weighed = [(i.grams, i.nutrients.get("total_fat")) for i in ingredients(recipe)
+                   if i.grams]
+        total = sum(grams for grams, _ in weighed)
+        known = [(grams, float(value)) for grams, value in weighed
+                 if value is not None and value == value]
+        if not total or not known:
+            return {"total_fat": None}
+        return {"total_fat": sum(grams * value for grams, value in known) / total}
+
+    return names, derived
 
 
 @contextlib.contextmanager
@@ -135,6 +165,23 @@ class ReviewExport(ReviewStats):
         return export(self.db, self.out, self.benchmark, self.overwrite)
 
 
+@dataclass(kw_only=True)
+class ReviewerAdd:
+    """What ``review add-reviewer`` is asked: a name, its role, which review folder."""
+
+    name: str = setting("The reviewer's name as it will appear in every decision.", REQUIRED,
+                        argument=True)
+    role: str = setting("reviewer (decides entries) or adjudicator (settles disagreements).",
+                        "reviewer")
+    db: Path | None = setting(DB)
+
+    def run(self) -> dict[str, str]:
+        from nutrireason.review.accounts import add_reviewer
+        from nutrireason.review.store import default_store_path
+
+        return add_reviewer((self.db or default_store_path()).parent, self.name, self.role)
+
+
 def export(db: Path | None, out: Path, benchmark: str = "fam",
            overwrite: bool = False) -> dict[str, Any]:
     from nutrireason.io import check_target_folder
@@ -157,10 +204,13 @@ def stats_lines(result: dict[str, Any]) -> list[str]:
     lines = [f"{result['decisions']} decisions on {result['items']} entries by "
              f"{len(result['reviewers'])} reviewer(s): {', '.join(result['reviewers'])}",
              "decisions by kind: " + json.dumps(result["kinds"]),
-             "per condition (decisions, confirmation rate, kinds):"]
+             f"rationale edits (label kept, other ingredients ticked): "
+             f"{result['rationale_edits']}; entries settled by an adjudicator: "
+             f"{result['adjudicated']}",
+             "per condition (decisions, label kept, rationale edits, kinds):"]
     for name, row in result["conditions"].items():
-        lines.append(f"  {name:<24} {row['decisions']:>5}  {row['confirmation_rate']:6.1%}  "
-                     f"{json.dumps(row['kinds'])}")
+        lines.append(f"  {name:<24} {row['decisions']:>5}  {row['label_kept_rate']:6.1%}  "
+                     f"{row['rationale_edits']:>4}  {json.dumps(row['kinds'])}")
     agreement = result["inter_reviewer"]
     for pair in agreement["pairs"]:
         lines.append(f"Cohen's kappa {' / '.join(pair['reviewers'])}: "

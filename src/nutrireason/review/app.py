@@ -23,13 +23,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from nutrireason.errors import DataError
+from nutrireason.review.accounts import ADJUDICATOR, MAX_NAME, load_reviewers
 from nutrireason.review.items import BENCHMARK, ReviewItem
 from nutrireason.review.stats import category
 from nutrireason.review.store import ReviewStore
 from nutrireason.reviewfile import EXCLUSION_REASONS, LABELS
 
 HERE = Path(__file__).parent
-STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+STATIC = {"review.js": "text/javascript", "human.js": "text/javascript",
+          "review.css": "text/css"}
 FILTERS = ("condition", "label", "status")
 STATUSES = ("unreviewed", "all", "disagreements")
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " \
@@ -38,30 +40,47 @@ CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' d
 
 @dataclass
 class ReviewState:
-    """What the app serves: the entries in a fixed order, the store, the optional token."""
+    """What the app serves: the entries in a fixed order, the store, the optional token and
+    the reviewer accounts (name -> role; default: ``reviewers.yaml`` beside the database)."""
 
     items: list[ReviewItem]
     store: ReviewStore
     token: str | None = None
     benchmark: str = BENCHMARK
+    reviewers: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.reviewers is None:
+            self.reviewers = load_reviewers(self.store.path.parent)
         self.conditions = sorted({i.condition for i in self.items})
         self.labels = LABELS[self.benchmark]
         self.reasons = EXCLUSION_REASONS[self.benchmark]
         self._totals = Counter(i.condition for i in self.items)
         self._condition_of = {i.key: i.condition for i in self.items}
 
+    def role(self, reviewer: str) -> str:
+        return (self.reviewers or {}).get(reviewer, "")
+
     def decided(self, reviewer: str) -> dict[str, Any]:
         """item key -> this reviewer's last decision (one read of the store)."""
         return {item: d for (item, who), d in self.store.latest(self.benchmark).items()
                 if who == reviewer}
 
+    def on_item(self, key: str) -> list[Any]:
+        """Every reviewer's last decision on one entry, oldest first."""
+        return sorted((d for (item, _), d in self.store.latest(self.benchmark).items()
+                       if item == key), key=lambda d: (d.at, d.id))
+
     def disagreements(self) -> set[str]:
+        """Entries the reviewers decided differently that no adjudicator has settled."""
         seen: dict[str, set[str]] = {}
+        settled = set()
         for (item, _), decision in self.store.latest(self.benchmark).items():
-            seen.setdefault(item, set()).add(category(decision))
-        return {item for item, found in seen.items() if len(found) > 1}
+            if decision.role == ADJUDICATOR:
+                settled.add(item)
+            else:
+                seen.setdefault(item, set()).add(category(decision))
+        return {item for item, found in seen.items() if len(found) > 1} - settled
 
     def matching(self, decided: dict[str, Any], filters: dict[str, str]) -> list[int]:
         """Indexes of the entries the filters keep, in order (``decided``: the reviewer's)."""
@@ -79,6 +98,15 @@ class ReviewState:
                 for c in self.conditions]
 
 
+def following(found: list[int], after: int | None) -> int | None:
+    """The first index in ``found`` after ``after`` (wrapping to the first), or None."""
+    if not found:
+        return None
+    if after is None:
+        return found[0]
+    return next((index for index in found if index > after), found[0])
+
+
 def templates() -> Environment:
     """The package's Jinja2 templates, escaping everything they render."""
     return Environment(loader=FileSystemLoader(HERE / "templates"),
@@ -87,7 +115,6 @@ def templates() -> Environment:
 
 SESSION_COOKIE = "nr_session"
 REVIEWER_COOKIE = "nr_reviewer"
-MAX_NAME = 80
 
 
 def reviewer_name(value: str | None) -> str:
@@ -183,19 +210,23 @@ def create_app(state: ReviewState) -> FastAPI:
         return HTMLResponse(html, status_code=status)
 
     def reviewer_of(request: Request) -> str:
-        return reviewer_name(request.cookies.get(REVIEWER_COOKIE))
+        name = reviewer_name(request.cookies.get(REVIEWER_COOKIE))
+        return name if state.role(name) else ""
+
+    def sign_in(request: Request, status: int = 200, error: str | None = None) -> HTMLResponse:
+        return page(request, "name.html", status, reviewers=state.reviewers, error=error)
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Any:
         if not reviewer_of(request):
-            return page(request, "name.html")
+            return sign_in(request)
         return RedirectResponse("/next", status_code=303)
 
     @app.post("/reviewer")
     def set_reviewer(request: Request) -> Any:
-        name = reviewer_name(_one(request.state.form, "name").strip()[:MAX_NAME])
-        if not name:
-            return page(request, "name.html", 400, error="Enter your name.")
+        name = reviewer_name(_one(request.state.form, "name"))
+        if not state.role(name):
+            return sign_in(request, 400, "Choose your name from the reviewer list.")
         response = RedirectResponse("/next", status_code=303)
         response.set_cookie(REVIEWER_COOKIE, name, httponly=True, samesite="strict")
         return response
@@ -203,17 +234,23 @@ def create_app(state: ReviewState) -> FastAPI:
     def screen(request: Request, name: str, reviewer: str, decided: dict[str, Any],
                filters: dict[str, str], status: int = 200, **values: Any) -> HTMLResponse:
         """A page with the filters and the reviewer's progress above it."""
-        return page(request, name, status, reviewer=reviewer, filters=filters,
-                    query=_query(filters), progress=state.progress(decided),
-                    conditions=state.conditions, labels=state.labels, statuses=STATUSES,
-                    reasons=state.reasons, **values)
+        return page(request, name, status, reviewer=reviewer, role=state.role(reviewer),
+                    filters=filters, query=_query(filters), progress=state.progress(decided),
+                    done=len(decided), total=len(state.items), conditions=state.conditions,
+                    labels=state.labels, statuses=STATUSES, reasons=state.reasons, **values)
 
     def item_screen(request: Request, index: int, reviewer: str, decided: dict[str, Any],
                     filters: dict[str, str], status: int = 200, **values: Any) -> HTMLResponse:
         item = state.items[index]
+        decision = decided.get(item.key)
+        shown = state.role(reviewer) == ADJUDICATOR or filters.get("status") == "disagreements"
+        picker, unnamed = _picker(item)
         return screen(request, "item.html", reviewer, decided, filters, status, item=item,
-                      index=index, options=_options(item),
-                      other=_other(item.label, state.labels), **values)
+                      index=index, options=_options(item), decision=decision, picker=picker,
+                      unnamed=unnamed, skip=_query(filters, after=index),
+                      ticked=_ticked(item, decision), others=state.on_item(item.key)
+                      if shown else [], other=_other(item.label, state.labels),
+                      left=len(state.matching(decided, filters)), **values)
 
     @app.get("/next")
     def next_item(request: Request) -> Any:
@@ -221,10 +258,12 @@ def create_app(state: ReviewState) -> FastAPI:
         if not reviewer:
             return RedirectResponse("/", status_code=303)
         filters, decided = _filters(request.query_params, state.labels), state.decided(reviewer)
-        found = state.matching(decided, filters)
-        if not found:
+        after = _one(request.query_params, "after")
+        index = following(state.matching(decided, filters),
+                          int(after) if after.isdigit() else None)
+        if index is None:
             return screen(request, "done.html", reviewer, decided, filters)
-        return RedirectResponse(f"/item/{found[0]}?{_query(filters)}", status_code=303)
+        return RedirectResponse(f"/item/{index}?{_query(filters)}", status_code=303)
 
     @app.get("/item/{index}", response_class=HTMLResponse)
     def show_item(request: Request, index: int) -> Any:
@@ -234,9 +273,7 @@ def create_app(state: ReviewState) -> FastAPI:
         filters, decided = _filters(request.query_params, state.labels), state.decided(reviewer)
         if not 0 <= index < len(state.items):
             return screen(request, "done.html", reviewer, decided, {}, 404, missing=index)
-        return item_screen(request, index, reviewer, decided, filters,
-                           decision=decided.get(state.items[index].key),
-                           left=len(state.matching(decided, filters)))
+        return item_screen(request, index, reviewer, decided, filters)
 
     @app.post("/item/{index}")
     def decide(request: Request, index: int) -> Any:
@@ -254,11 +291,25 @@ def create_app(state: ReviewState) -> FastAPI:
         filters = _filters(form, state.labels)
         try:
             state.store.save(state.benchmark, item.key, reviewer, action, item.proposed,
-                             after)
+                             after, state.role(reviewer))
         except DataError as exc:
             return item_screen(request, index, reviewer, state.decided(reviewer), filters, 400,
-                               decision=None, left=0, error=exc.problem)
-        return RedirectResponse(f"/next?{_query(filters)}", status_code=303)
+                               error=exc.problem)
+        return RedirectResponse(f"/next?{_query(filters, after=index)}", status_code=303)
+
+    @app.post("/undo")
+    def undo(request: Request) -> Any:
+        """Undo the reviewer's last decision and show its entry again."""
+        reviewer = reviewer_of(request)
+        if not reviewer:
+            return RedirectResponse("/", status_code=303)
+        filters = _filters(request.state.form, state.labels)
+        undone = state.store.undo_last(state.benchmark, reviewer)
+        where = next((i for i, item in enumerate(state.items)
+                      if undone is not None and item.key == undone.item), None)
+        if where is None:
+            return RedirectResponse(f"/next?{_query(filters)}", status_code=303)
+        return RedirectResponse(f"/item/{where}?{_query(filters)}", status_code=303)
 
     return app
 
@@ -284,8 +335,31 @@ def _other(label: str, labels: tuple[str, ...]) -> str:
     return labels[1] if label == labels[0] else labels[0]
 
 
-def _query(filters: dict[str, str]) -> str:
-    return urlencode({k: v for k, v in filters.items() if v})
+def _query(filters: dict[str, str], after: int | None = None) -> str:
+    values = {k: v for k, v in filters.items() if v}
+    return urlencode(values | ({"after": after} if after is not None else {}))
+
+
+def _ticked(item: ReviewItem, decision: Any) -> list[str]:
+    """The ingredients ticked on the page: the reviewer's saved ones on a revisit, else the
+    rules' proposal."""
+    if decision is None:
+        return list(item.ingredients)
+    return list(decision.after.get("ingredients") or [])
+
+
+def _picker(item: ReviewItem) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """([(ingredient name, the recipe lines it names)] in :func:`_options` order, the lines
+    that name no ingredient): the rationale picker shows each name beside its lines."""
+    lines: dict[str, list[str]] = {}
+    unnamed = []
+    for line, food in item.line_foods:
+        if food:
+            lines.setdefault(food, []).append(line)
+        else:
+            unnamed.append(line)
+    return [(name, lines.get(name, [])) for name in _options(item)], \
+        (unnamed if item.foods else [])
 
 
 def _options(item: ReviewItem) -> list[str]:

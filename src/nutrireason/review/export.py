@@ -26,8 +26,8 @@ def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam",
     earlier reviews export (replaced whole), or anything with ``overwrite``; anything else is
     refused before a decision is read."""
     check_target_folder(out, overwrite, earlier=is_reviews_export)
-    rows = [{"benchmark": d.benchmark, "item": d.item, "reviewer": d.reviewer, "at": d.at,
-             "action": d.action, "before": d.before, **_after(d.after)}
+    rows = [{"benchmark": d.benchmark, "item": d.item, "reviewer": d.reviewer, "role": d.role,
+             "at": d.at, "action": d.action, "before": d.before, **_after(d.after)}
             for d in sorted(store.latest(benchmark).values(), key=lambda d: d.id)]
     with write_folder(out, overwrite, earlier=is_reviews_export) as folder:
         write_jsonl_atomic(folder / REVIEWS, rows)
@@ -35,6 +35,8 @@ def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam",
                     "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "decisions": len(rows), "items": len({r["item"] for r in rows}),
                     "reviewers": sorted({r["reviewer"] for r in rows}),
+                    "adjudicators": sorted({r["reviewer"] for r in rows
+                                            if r["role"] == "adjudicator"}),
                     "sha256": sha256_file(folder / REVIEWS)}
         write_json_atomic(folder / "manifest.json", manifest)
     return manifest

@@ -14,9 +14,10 @@ from nutrireason.reviewfile import item_key
 
 BENCHMARK = "fam"
 SIDES = {"rec": "Rec", "not_rec": "NotRec"}
-# Nutrients shown beside each recipe (per serving and per 100 g).
-SHOWN_NUTRIENTS = ("calories", "protein", "carbohydrates", "sugar", "fiber", "fat",
-                   "saturated_fat", "sodium", "potassium", "cholesterol")
+# Nutrients shown beside each recipe (per serving and per 100 g), before those any rule reads.
+SHOWN_NUTRIENTS = ("calories", "protein", "carbohydrates", "sugar", "fiber", "total_fat",
+                   "saturated_fat", "sodium", "potassium", "phosphorus", "calcium", "iron",
+                   "cholesterol")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,35 @@ class ReviewItem:
     benchmark: str = BENCHMARK
     question: str = ""
     lines_heading: str = "Ingredients"
+    units: dict[str, str] = field(default_factory=dict)
+    instructions: tuple[str, ...] = ()
+    serving_note: str = ""
+    kb: Any = None  # the condition's knowledge-base entry (FAM-Bench), for list sources
+
+    @property
+    def rules(self) -> list[Any]:
+        """The rule hits with value, threshold and source (:mod:`.provenance`)."""
+        from nutrireason.review.provenance import rule_rows
+
+        return rule_rows(list(self.provenance), self.kb) if self.benchmark == BENCHMARK else []
+
+    @property
+    def notes(self) -> list[str]:
+        from nutrireason.review.provenance import provenance_notes
+
+        return provenance_notes(list(self.provenance)) if self.benchmark == BENCHMARK else []
+
+    @property
+    def impossible(self) -> list[str]:
+        from nutrireason.review.provenance import impossible_nutrition
+
+        return impossible_nutrition(self.per_100g)
+
+    @property
+    def line_foods(self) -> list[tuple[str, str]]:
+        """(recipe line, its ingredient name) for every line."""
+        foods = list(self.foods) + [""] * (len(self.lines) - len(self.foods))
+        return list(zip(self.lines, foods, strict=False))
 
     @property
     def evidence(self) -> list[str]:
@@ -73,38 +103,96 @@ def parsed_foods(recipe: dict[str, Any]) -> list[str]:
 
 
 def load_items(annotations: Path, recipes: Path,
-               names: Callable[[dict[str, Any]], list[str]] = parsed_foods) -> list[ReviewItem]:
+               names: Callable[[dict[str, Any]], list[str]] = parsed_foods,
+               derived: Callable[[dict[str, Any]], dict[str, float | None]] | None = None,
+               kb: dict[str, Any] | None = None) -> list[ReviewItem]:
     """Every Rec/NotRec entry of the pool, recipe by recipe in pool order, conditions in
     entry order; ``names`` gives each recipe line's ingredient name (the FAM vocabulary's
-    canonical names in ``review serve``, which the pool's rationales use)."""
+    canonical names in ``review serve``, which the pool's rationales use); ``derived`` the
+    nutrients per 100 g the recipe table lacks (total fat, summed over the weighed lines);
+    ``kb`` the conditions' knowledge base (default: the packaged one), for the sources."""
+    from nutrireason.fam.instances import veto_nutrients
+    from nutrireason.fam.kb import load_kb, nutrient_units
+
+    kb = kb if kb is not None else load_kb()
+    shown = tuple(dict.fromkeys([*SHOWN_NUTRIENTS, *veto_nutrients(kb)]))
+    units = nutrient_units()
     resolved = {r["record"]["id"]: r for r in read_jsonl(recipes)}
     items = []
     for row in read_jsonl(annotations):
         recipe = resolved.get(row.get("recipe_id"))
         if recipe is None:
             continue
-        record, nutrition = recipe["record"], recipe.get("nutrition") or {}
+        record = recipe["record"]
+        per_100g, per_serving = _nutrition(recipe, derived, shown)
         foods = tuple(names(recipe))
         for side, label in SIDES.items():
             for entry in row.get(side) or []:
+                provenance = tuple(entry.get("provenance") or [])
                 items.append(ReviewItem(
                     item_key(row["recipe_id"], entry["condition"]), row["recipe_id"],
                     entry["condition"], label, tuple(entry.get("ingredients") or []),
-                    tuple(entry.get("provenance") or []), record.get("title", ""),
-                    tuple(record.get("ingredients") or []), record.get("servings"),
-                    foods,
-                    _shown(nutrition.get("per_serving")), _shown(nutrition.get("per_100g"))))
+                    provenance, clean(record.get("title", "")),
+                    tuple(clean(line) for line in record.get("ingredients") or []),
+                    record.get("servings"), foods, per_serving, per_100g, units=units,
+                    instructions=tuple(clean(step) for step in _steps(record)),
+                    serving_note=_serving_note(record, provenance),
+                    kb=kb.get(entry["condition"])))
     return items
 
 
-def _shown(values: dict[str, Any] | None) -> dict[str, float | None]:
-    values = values or {}
-    return {name: values.get(name) for name in SHOWN_NUTRIENTS if name in values}
+def clean(text: Any) -> str:
+    """Text as a person reads it: HTML entities decoded ("&amp;" is "&"), runs of blanks one
+    space (the page escapes whatever is left)."""
+    import html
+    import re
+
+    return re.sub(r"\s+", " ", html.unescape(str(text or ""))).strip()
+
+
+def _steps(record: dict[str, Any]) -> list[str]:
+    steps = record.get("instructions") or []
+    return [steps] if isinstance(steps, str) else [str(step) for step in steps]
+
+
+def _nutrition(recipe: dict[str, Any],
+               derived: Callable[[dict[str, Any]], dict[str, float | None]] | None,
+               shown: tuple[str, ...]) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """(per 100 g, per serving) of the shown nutrients, with the derived ones added."""
+    nutrition = recipe.get("nutrition") or {}
+    per_100g = dict(nutrition.get("per_100g") or {})
+    per_serving = dict(nutrition.get("per_serving") or {})
+    servings = recipe["record"].get("servings")
+    total = nutrition.get("total_grams")
+    for name, value in (derived(recipe) if derived else {}).items():
+        per_100g.setdefault(name, value)
+        if value is not None and servings and total and per_serving:
+            per_serving.setdefault(name, value * total / servings / 100)
+    keep = [name for name in shown if name in per_100g or name in per_serving]
+    return ({n: per_100g.get(n) for n in keep} if per_100g else {},
+            {n: per_serving.get(n) for n in keep} if per_serving else {})
+
+
+def _serving_note(record: dict[str, Any], provenance: tuple[dict[str, Any], ...]) -> str:
+    """What the rules assumed for a serving when the recipe gives no servings."""
+    if record.get("servings"):
+        return ""
+    for step in provenance:
+        if step.get("serving_range_g"):
+            low, high = step["serving_range_g"]
+            return f"The recipe gives no servings: the rules judge a serving of {low:g}-" \
+                   f"{high:g} g (fam_rules.yaml portions, after FDA reference amounts)."
+        if "servings unknown" in str(step.get("basis", "")):
+            return f"The recipe gives no servings: the rules assumed {step['basis']}."
+    return "The recipe gives no servings: per-serving limits are judged over the typical " \
+           "serving range of fam_rules.yaml (after FDA reference amounts)."
 
 
 def _sentence(step: dict[str, Any]) -> str:
     """One provenance step in words: a rule on a line, a nutrient against its limit, or a
-    graph triple."""
+    graph triple (with its ``text`` where the loader wrote one)."""
+    if step.get("text"):
+        return str(step["text"])
     if "relation" in step:
         return f"{step['source']} -- {step['relation']} --> {step['target']}"
     text = f"rule {step.get('rule', '?')}"
@@ -118,26 +206,3 @@ def _sentence(step: dict[str, Any]) -> str:
         amount = step.get("per_serving", step.get("per_100g"))
         text += f"; {step['nutrient']} {amount} {step.get('unit', '')} against {step.get('max')}"
     return text
-
-
-def load_ngqa_items(questions: Path) -> list[ReviewItem]:
-    """Every NGQA question pair of a build (``questions.parquet``), by level then id: the
-    binary gold answer, the user's requirements and the graph's triples, links first."""
-    import pandas as pd
-
-    if not questions.is_file():
-        raise DataError(questions, "file not found", expected="an `ngqa build` folder")
-    items = []
-    for row in pd.read_parquet(questions).to_dict(orient="records"):
-        triples = [list(t) for t in row["triples"]]
-        links = [t for t in triples if t[1] in ("match", "contradict", "need")]
-        ordered = links + [t for t in triples if t not in links]
-        requirements = [f"condition: {c}" for c in row["conditions"]] + \
-            [f"diet: {d}" for d in row["diets"]]
-        items.append(ReviewItem(
-            item_key(str(row["user_id"]), str(row["food_id"])), str(row["food_id"]),
-            str(row["level"]), str(row["answer_binary"]), (),
-            tuple({"source": h, "relation": r, "target": t} for h, r, t in ordered),
-            str(row["food"]), tuple(requirements), None, benchmark="ngqa",
-            question=str(row["question_binary"]), lines_heading="The user"))
-    return items

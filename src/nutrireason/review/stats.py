@@ -1,7 +1,10 @@
-"""Agreement over review decisions: per condition, the confirmation rate and corrections by
-kind; between reviewers, Cohen's kappa (scikit-learn) for each pair and Fleiss' kappa
-(statsmodels) over the entries every reviewer decided; between the rules and the experts, raw
-agreement and Cohen's kappa. A decision's category is its label, or ``excluded``."""
+"""Agreement over review decisions: per condition, the share of labels kept, corrections by
+kind, and rationale edits counted apart (a kept label with other ticks is a kept label);
+between reviewers, Cohen's kappa (scikit-learn) for each pair and Fleiss' kappa (statsmodels)
+over the entries every reviewer decided; between the rules and the experts, raw agreement and
+Cohen's kappa. A decision's category is its label, or ``excluded``. Agreement is over the
+reviewers' own decisions: an adjudicator decides only where they disagree, and is counted in
+``adjudicated``."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from nutrireason.review.accounts import ADJUDICATOR
 from nutrireason.review.store import Decision
 
 CATEGORIES = ("Rec", "NotRec", "excluded")
@@ -26,7 +30,7 @@ def decisions_from_file(path: Path) -> list[Decision]:
     return [Decision(index, row.get("benchmark", "fam"), row["item"], row["reviewer"],
                      row["at"], row["action"], row.get("before") or {},
                      {key: row.get(key) for key in ("label", "ingredients", "exclusion",
-                                                    "note")})
+                                                    "note")}, row.get("role", "reviewer"))
             for index, row in enumerate(rows, 1)]
 
 
@@ -35,17 +39,21 @@ def category(decision: Decision) -> str:
 
 
 def kind(decision: Decision) -> str:
-    """confirm; rationale (same label, other ingredients); Rec->NotRec or NotRec->Rec;
-    exclude: <reason>."""
+    """What happened to the label: confirm (kept, whatever the ticks); Rec->NotRec or
+    NotRec->Rec; exclude: <reason>."""
     if decision.action == "exclude":
         return f"exclude: {decision.after.get('exclusion')}"
     before = decision.before.get("label")
     if decision.label != before:
         return f"{before}->{decision.label}"
-    if sorted(decision.after.get("ingredients") or []) != \
-            sorted(decision.before.get("ingredients") or []):
-        return "rationale"
     return "confirm"
+
+
+def rationale_edited(decision: Decision) -> bool:
+    """The label was kept and the ticked ingredients differ from the proposed ones."""
+    return kind(decision) == "confirm" and \
+        sorted(decision.after.get("ingredients") or []) != \
+        sorted(decision.before.get("ingredients") or [])
 
 
 def condition_of(item: str) -> str:
@@ -54,17 +62,23 @@ def condition_of(item: str) -> str:
 
 def review_stats(latest: dict[tuple[str, str], Decision]) -> dict[str, Any]:
     """Statistics over each reviewer's last decision per entry (``ReviewStore.latest``)."""
-    decisions = sorted(latest.values(), key=lambda d: d.id)
+    everyone = sorted(latest.values(), key=lambda d: d.id)
+    decisions = [d for d in everyone if d.role != ADJUDICATOR]
     by_condition: dict[str, Counter] = defaultdict(Counter)
+    edits: Counter = Counter()
     for decision in decisions:  # the entry's condition (FAM-Bench) or level (NGQA)
         group = decision.before.get("group") or condition_of(decision.item)
         by_condition[group][kind(decision)] += 1
+        edits[group] += rationale_edited(decision)
     conditions = {
         name: {"decisions": sum(kinds.values()),
-               "confirmation_rate": kinds["confirm"] / sum(kinds.values()),
+               "label_kept_rate": kinds["confirm"] / sum(kinds.values()),
+               "rationale_edits": edits[name],
                "kinds": dict(sorted(kinds.items()))}
         for name, kinds in sorted(by_condition.items())}
     return {"decisions": len(decisions),
+            "adjudicated": len({d.item for d in everyone if d.role == ADJUDICATOR}),
+            "rationale_edits": sum(edits.values()),
             "items": len({d.item for d in decisions}),
             "reviewers": sorted({d.reviewer for d in decisions}),
             "kinds": dict(sorted(Counter(kind(d) for d in decisions).items())),
