@@ -1,7 +1,9 @@
 """End to end in headless Chromium (Debian's package, through Playwright): two reviewers at once
 on the real annotation pool; one confirms, corrects and excludes with the buttons and the
-keyboard; the export feeds a FAM-Bench build that changes exactly those labels and names the
-reviews file; the inter-reviewer kappa equals scikit-learn's on the same decisions."""
+keyboard; an adjudicator settles one disagreement after reading both decisions; the export
+feeds a FAM-Bench build that applies the adjudicated label, excludes the unsettled entry and
+names the reviews file; the inter-reviewer kappa equals scikit-learn's on the same
+decisions."""
 
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from nutrireason.review.export import export_reviews  # noqa: E402
 from nutrireason.review.items import load_items  # noqa: E402
 from nutrireason.review.stats import review_stats  # noqa: E402
 from nutrireason.review.store import ReviewStore  # noqa: E402
-from nutrireason.reviewfile import read_reviews  # noqa: E402
+from nutrireason.reviewfile import UNSETTLED, read_reviews  # noqa: E402
 from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
 from tests.review.conftest import served_app  # noqa: E402
 
+ACCOUNTS = {"Ana": "reviewer", "Ben": "reviewer", "Cy": "adjudicator"}
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -35,7 +38,7 @@ def served(fam_pool, recipe_build, tmp_path_factory):
     items = load_items(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl",
                        canonical_namer())
     db = tmp_path_factory.mktemp("review") / "reviews.sqlite"
-    state = ReviewState(items, ReviewStore(db))
+    state = ReviewState(items, ReviewStore(db), reviewers=ACCOUNTS)
     with served_app(create_app(state)) as url:
         yield url, state
     state.store.close()
@@ -47,7 +50,7 @@ def _sign_in(context, url: str, name: str):
     tab.on("pageerror", lambda e: problems.append(str(e)))
     tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     tab.goto(url + "/")
-    tab.fill("#name", name)
+    tab.select_option("#name", name)
     tab.click("#start")
     tab.wait_for_selector("#entry")
     return tab, problems
@@ -81,6 +84,7 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
             ana.keyboard.press("Tab")  # leave the note: shortcuts are off while typing
             ana.click("#correct")
             expect(ana.locator("#entry")).to_have_attribute("data-key", first_three[2])
+            ana.wait_for_load_state("load")
             ana.select_option("#exclusion", "hidden ingredient")
             ana.click("#exclude")
             ana.wait_for_selector("#entry")
@@ -92,14 +96,22 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
             ana.click("#filters button")
             ana.wait_for_selector("#entry")
             assert ana.get_attribute("#entry", "data-key") in first_three[1:]
-            assert ana_problems == [] and ben_problems == []
+            # the adjudicator reads both decisions and Ana's note, then settles the second
+            cy, cy_problems = _sign_in(browser.new_context(), url, "Cy")
+            cy.goto(f"{url}/item/1?status=disagreements")
+            expect(cy.locator("#others tr.other")).to_have_count(2)
+            assert "the rule misses the sauce" in cy.inner_text("#others")
+            cy.click("#correct")
+            cy.wait_for_selector("#entry")
+            assert ana_problems == [] and ben_problems == [] and cy_problems == []
         finally:
             browser.close()
 
     decisions = state.store.decisions("fam")
     assert [(d.reviewer, d.action) for d in decisions] == [
         ("Ben", "confirm"), ("Ben", "confirm"), ("Ben", "confirm"),
-        ("Ana", "confirm"), ("Ana", "correct"), ("Ana", "exclude")]
+        ("Ana", "confirm"), ("Ana", "correct"), ("Ana", "exclude"), ("Cy", "correct")]
+    assert decisions[-1].role == "adjudicator" and decisions[-1].item == first_three[1]
     assert decisions[4].after["note"] == "the rule misses the sauce"
 
     # the export, and kappa against scikit-learn on the same (exported) decisions
@@ -112,7 +124,8 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
     assert pair["reviewers"] == ["Ana", "Ben"] and pair["items"] == 3
     assert pair["cohen_kappa"] == pytest.approx(cohen_kappa_score(ana_labels, ben_labels))
 
-    # the build: exactly the reviewed labels change (Ana's decisions are the latest)
+    # the build: the adjudicated correction is applied; the third entry, on which Ana and Ben
+    # disagree and nobody adjudicated, is excluded with that reason
     from nutrireason.fam.build import build_fam, read_annotations
 
     pool = read_annotations(fam_pool / "annotations.jsonl")
@@ -122,6 +135,9 @@ def test_two_reviewers_export_build_and_kappa(served, fam_pool, recipe_build, sr
     assert changed == set(first_three[1:])
     corrected = first_three[1]
     assert after[corrected] != before[corrected] and first_three[2] not in after
+    reasons = {f"{row['recipe_id']}::{e['condition']}": e["reason"] for row in applied
+               for e in row["excluded_entries"]}
+    assert reasons[first_three[2]] == f"expert: {UNSETTLED}"
 
     out = tmp_path / "fam"
     built = build_fam(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", sr28, out,
@@ -160,7 +176,10 @@ def test_a_killed_server_keeps_what_the_browser_saved_and_a_token_is_required(
     sync_playwright = _playwright()
     from playwright.sync_api import expect
 
+    from nutrireason.review.accounts import write_reviewers
+
     token, port, db = "browser-test-token-123", _free_port(), tmp_path / "reviews.sqlite"
+    write_reviewers(tmp_path, {"Kim": "reviewer"})
     args = ["--token", token, "--annotations", str(fam_pool), "--recipes", str(recipe_build),
             "--db", str(db)]
     with review_server(args, port, seconds=120), sync_playwright() as pw:
@@ -170,7 +189,7 @@ def test_a_killed_server_keeps_what_the_browser_saved_and_a_token_is_required(
             refused = tab.goto(f"http://127.0.0.1:{port}/")
             assert refused.status == 403 and "token" in tab.content()
             tab.goto(f"http://127.0.0.1:{port}/?token={token}")
-            tab.fill("#name", "Kim")
+            tab.select_option("#name", "Kim")
             tab.click("#start")
             for _ in range(3):
                 key = tab.get_attribute("#entry", "data-key")

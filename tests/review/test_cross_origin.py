@@ -45,7 +45,8 @@ document.getElementById("forged").submit();
 def _state(small_pool, tmp_path) -> ReviewState:
     pool, recipes = small_pool
     items = load_items(pool / "annotations.jsonl", recipes / "recipes.jsonl")
-    return ReviewState(items, ReviewStore(tmp_path / "reviews.sqlite"))
+    return ReviewState(items, ReviewStore(tmp_path / "reviews.sqlite"),
+                       reviewers={"Ana": "reviewer", "Victim": "reviewer"})
 
 
 def _attack_server(page: str) -> ThreadingHTTPServer:
@@ -86,7 +87,7 @@ def _forge_from_another_port(sync_playwright, target: str) -> None:
                 context = browser.new_context()
                 tab = context.new_page()
                 tab.goto(target + "/")
-                tab.fill("#name", "Victim")
+                tab.select_option("#name", "Victim")
                 tab.click("#start")
                 tab.wait_for_selector("#entry")
                 assert any(c["name"] == "nr_session" and c["httpOnly"]
@@ -117,12 +118,12 @@ def test_a_cookie_cannot_carry_a_longer_or_odd_reviewer_name(small_pool, tmp_pat
     state = _state(small_pool, tmp_path)
     client = TestClient(create_app(state))
     csrf = _signed_in(client)
-    for forged in ("x" * 3025, "Ana\x01"):
+    for forged in ("x" * 3025, "Ana\x01", "Mallory", "ana"):
         client.cookies.delete("nr_reviewer")
         client.cookies.set("nr_reviewer", forged)
         client.post("/item/0", headers=FORM, content=f"csrf={csrf}&action=confirm",
                     follow_redirects=False)
-    assert state.store.decisions() == []  # neither name is a reviewer: nothing saved
+    assert state.store.decisions() == []  # no listed reviewer: nothing saved
     client.cookies.delete("nr_reviewer")
     client.cookies.set("nr_reviewer", "Ana")
     client.post("/item/0", headers=FORM, content=f"csrf={csrf}&action=confirm")

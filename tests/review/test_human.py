@@ -83,6 +83,7 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
             problems: list[str] = []
             tab.on("pageerror", lambda e: problems.append(str(e)))
             tab.goto(url)
+            assert tab.title() == "NutriReason human baseline test"
             seen = []
             for index in range(5):
                 tab.wait_for_selector("#answer-form")
@@ -106,6 +107,11 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
     assert {(r.method, r.model, r.status, r.parse_ok) for r in records} == {
         ("human", "human/Pat", "ok", True)}
     assert all(r.wall_s > 1.0 for r in records)  # the timer ran on every item
+    for record in records:  # time since first shown; the ticked line as its ingredient name
+        assert 1.0 < record.extra["seconds_on_item"] <= record.wall_s
+        [ticked] = record.extra["ticked_lines"]
+        row = next(r for r in record.gold["ingredients"] if r["line"] == ticked)
+        assert record.parsed["ingredients"] == [row["canonical"] or row["food"]]
     assert [r.parsed["decision"] for r in records] == ["recommend", "not_recommend"] * 2 + \
         ["recommend"]
     manifest = json.loads((out / "manifest.json").read_text())
@@ -129,6 +135,7 @@ def test_a_second_start_resumes_the_same_sample(real_build, tmp_path):
     prepare_items(tmp_path, items)
     with pytest.raises(DataError, match="another sample"):
         prepare_items(tmp_path, sample_items(split_file("dish", real_build, "standard"), 5, 1))
+
 
 def test_rank_and_yes_no_forms():
     from nutrireason.review.human_app import answer_of

@@ -38,7 +38,8 @@ def test_reviewed_questions_change_exactly_those_pairs(ngqa_build, ngqa_inputs, 
     assert any(" -- match --> " in s or " -- contradict --> " in s or " -- need --> " in s
                for s in first.evidence[:3])  # the links first
 
-    state = ReviewState(items, ReviewStore(tmp_path / "r.sqlite"), benchmark="ngqa")
+    state = ReviewState(items, ReviewStore(tmp_path / "r.sqlite"), benchmark="ngqa",
+                        reviewers={"Ana": "reviewer"})
     client = TestClient(create_app(state))
     csrf = _signed_in(client)
     page = client.get("/item/0").text

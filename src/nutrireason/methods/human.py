@@ -3,8 +3,13 @@
 The run engine calls :meth:`HumanMethod.answer` for one item at a time; the method puts the
 item on the :class:`Desk` and waits until the participant's page hands back an answer, which
 becomes the record's parsed answer in the same shape a model's parsed answer has (so ``score``
-and ``report`` treat people and models alike). The record's ``wall_s`` is the participant's time
-on the item.
+and ``report`` treat people and models alike).
+
+Time on an item runs from the moment its page is first shown (:meth:`Desk.show`, kept per item
+id on the server, so a reload does not restart it) to the answer: the record's
+``extra.seconds_on_item``. In the dish-level task the person ticks recipe lines; the parsed
+answer cites the canonical ingredient names of those lines (:func:`cited_names`), the names the
+gold rationale uses, and ``extra.ticked_lines`` keeps the lines themselves.
 """
 
 from __future__ import annotations
@@ -33,14 +38,16 @@ class Desk:
     answered: int = 0
     finished: bool = False
     item: dict[str, Any] | None = None
-    shown_at: float = 0.0
+    shown: dict[str, tuple[int, float]] = field(default_factory=dict)  # id: (epoch ms, monotonic)
+    _asked_at: float = 0.0
     _answer: asyncio.Future | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def ask(self, item: dict[str, Any]) -> dict[str, Any] | str:
-        """Show ``item`` and wait for its answer."""
+        """Put ``item`` on the desk (its page times it from :meth:`show`) and wait for its
+        answer."""
         self._answer = asyncio.get_running_loop().create_future()
-        self.item, self.shown_at = item, time.monotonic()
+        self.item, self._asked_at = item, time.monotonic()
         self._notify()
         try:
             return await self._answer
@@ -59,6 +66,17 @@ class Desk:
             raise DataError(None, "the answer is for another item (reload the page)",
                             field="item_id", value=item_id, expected=str(self.item.get("id")))
         self._answer.set_result(check_answer(self.item, answer))
+
+    def show(self, item_id: str) -> int:
+        """When the item was first shown (epoch milliseconds); its first showing is now."""
+        if item_id not in self.shown:
+            self.shown[item_id] = (round(time.time() * 1000), time.monotonic())
+        return self.shown[item_id][0]
+
+    def seconds_on(self, item_id: str) -> float:
+        """Seconds since the item was first shown (since it was asked, if it never was)."""
+        start = self.shown[item_id][1] if item_id in self.shown else self._asked_at
+        return time.monotonic() - start
 
     def finish(self) -> None:
         self.finished = True
@@ -116,12 +134,35 @@ class HumanMethod(Method):
 
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
         answer = await self.desk.ask(item)
+        seconds = self.desk.seconds_on(str(item.get("id")))
+        parsed, extra = answer, {}
+        if task_of(item) == "fam_dish" and isinstance(answer, dict):
+            lines = list(answer["ingredients"])
+            parsed = {**answer, "ingredients": cited_names(item, lines)}
+            extra["ticked_lines"] = lines
         # A person answers on a form: nothing to set apart or cut off, read by the form itself
         # (recorded as every answer's reading is, so score counts its rule beside the models').
-        reading = found(answer, "form")
-        return Prediction(answer, True, extra={
-            "seconds_on_item": round(time.monotonic() - self.desk.shown_at, 3),
+        reading = found(parsed, "form")
+        return Prediction(parsed, True, extra={
+            "seconds_on_item": round(seconds, 3), **extra,
             "reading": {**reading.audit(), "form": "human"}})
+
+
+def cited_names(item: dict[str, Any], lines: list[str]) -> list[str]:
+    """The ingredient names the ticked recipe ``lines`` stand for, as the gold rationale names
+    them: each line's canonical name from the item's ``gold["ingredients"]`` (its food phrase
+    when the line matched no canonical ingredient, the line itself when the item has no such
+    row), distinct, in ticked order."""
+    rows = (item.get("gold") or {}).get("ingredients") or []
+    by_line: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if isinstance(row, dict):
+            by_line.setdefault(str(row.get("line")), row)
+    names: dict[str, None] = {}
+    for line in lines:
+        row = by_line.get(line, {})
+        names[str(row.get("canonical") or row.get("food") or line)] = None
+    return list(names)
 
 
 def register_desk(desk: Desk) -> None:

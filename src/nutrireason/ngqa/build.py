@@ -6,6 +6,8 @@ Layout under ``out``::
     graph/nodes.parquet, graph/edges.parquet     the whole knowledge graph
     <level>/<task>.jsonl and .parquet              one record per question
     questions.parquet                              every question with all three gold answers
+    food_tags.parquet, user_measures.parquet       the values and thresholds behind each food
+                                                   tag and user condition (ngqa/evidence.py)
     stats.json, manifest.json
 """
 
@@ -29,6 +31,7 @@ from nutrireason.io import (
     write_parquet_atomic,
 )
 from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
+from nutrireason.ngqa.evidence import FOOD_TAGS, USER_MEASURES, food_tag_table, user_measure_table
 from nutrireason.ngqa.foods import question_foods
 from nutrireason.ngqa.questions import (
     USER_NODE,
@@ -45,6 +48,7 @@ from nutrireason.ngqa.questions import (
     signal_to_noise,
     standard_checks,
     tag_space,
+    text_answer,
     user_matrices,
     user_profiles,
 )
@@ -83,7 +87,7 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
     questions = make_questions(profiles, qfoods, config, selection, rule)
     verdicts, manifest_reviews = load_reviews(reviews, "ngqa", reviewed_only)
     if verdicts is not None:
-        questions, changes = reviewed_questions(questions, verdicts, reviewed_only)
+        questions, changes = reviewed_questions(questions, verdicts, reviewed_only, config)
         manifest_reviews = {**manifest_reviews, **changes}
     stats = statistics(questions, len(profiles), len(qfoods))
     stats["level_rule"] = level_rule_stats(questions, rule, selection, profiles, qfoods)
@@ -91,16 +95,22 @@ def build_benchmark(users: pd.DataFrame, foods: FoodTables, out: Path, seed: int
                          ([reviews_file(reviews)] if reviews is not None else []), stats)
     if manifest_reviews is not None:
         manifest["reviews"] = manifest_reviews
-    _write(out, questions, graph_tables(everyone, qfoods, standards), stats, manifest)
+    evidence = {FOOD_TAGS: food_tag_table(foods.foods, qfoods, standards),
+                USER_MEASURES: user_measure_table(users, standards)}
+    _write(out, questions, graph_tables(everyone, qfoods, standards), evidence, stats, manifest)
     return NgqaBuild(out, stats, questions)
 
 
 def reviewed_questions(questions: pd.DataFrame, verdicts: dict[str, Verdict],
-                       reviewed_only: bool) -> tuple[pd.DataFrame, dict[str, int]]:
+                       reviewed_only: bool, config: NgqaConfig | None = None
+                       ) -> tuple[pd.DataFrame, dict[str, int]]:
     """The questions with expert decisions applied by (user, food): an exclusion drops the
-    pair's questions (all three tasks), a correction flips its binary answer (the multi-label
-    and text answers follow the tags and are kept); with ``reviewed_only`` only reviewed pairs
-    stay. Question ids keep their sample positions. Also the counts the manifest records."""
+    pair's questions (all three tasks), a correction flips its binary answer and the text
+    answer is generated again for the corrected one (:func:`text_answer`); the multi-label
+    answer names the linked tags whatever the verdict, so it is kept. With ``reviewed_only``
+    only reviewed pairs stay. Question ids keep their sample positions. Also the counts the
+    manifest records."""
+    config = config or load_ngqa_config()
     keep, answers = [], []
     for user, food, answer in zip(questions["user_id"], questions["food_id"],
                                   questions["answer_binary"], strict=True):
@@ -108,10 +118,15 @@ def reviewed_questions(questions: pd.DataFrame, verdicts: dict[str, Verdict],
         excluded = verdict is not None and verdict.label is None
         keep.append(not excluded and (verdict is not None or not reviewed_only))
         answers.append(verdict.label if verdict is not None and verdict.label else answer)
+    texts = [text if new == old else text_answer(new, _link_edges(triples), config)
+             for new, old, text, triples in zip(answers, questions["answer_binary"],
+                                                questions["answer_text_generation"],
+                                                questions["triples"], strict=True)]
     changed = sum(new != old for new, old, kept in zip(answers, questions["answer_binary"], keep,
                                                         strict=True) if kept)
-    reviewed = questions.assign(answer_binary=answers)[keep].reset_index(drop=True)
-    return reviewed, {"questions_dropped": len(keep) - sum(keep), "answers_changed": changed}
+    reviewed = questions.assign(answer_binary=answers, answer_text_generation=texts)[keep]
+    return reviewed.reset_index(drop=True), {"questions_dropped": len(keep) - sum(keep),
+                                             "answers_changed": changed}
 
 
 def select_questions(profiles: list[UserProfile], qfoods: pd.DataFrame, config: NgqaConfig,
@@ -303,10 +318,12 @@ def _manifest(seed: int, caps: dict[str, int], rule: str, inputs: list[Path], st
 
 
 def _write(out: Path, questions: pd.DataFrame, graph: tuple[pd.DataFrame, pd.DataFrame],
-           stats: dict, manifest: dict) -> None:
+           evidence: dict[str, pd.DataFrame], stats: dict, manifest: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_parquet_atomic(out / "graph" / "nodes.parquet", graph[0])
     write_parquet_atomic(out / "graph" / "edges.parquet", graph[1])
+    for name, table in evidence.items():
+        write_parquet_atomic(out / name, table)
     for level in LEVELS:
         for task in TASKS:
             records = task_records(questions, level, task)

@@ -129,9 +129,21 @@ def gold_answers(edges: list[tuple[str, str, str]], config: NgqaConfig) -> dict[
     contradict = [t for _, r, t in edges if r == "contradict"]
     verdict = "Yes" if len(match) > len(contradict) else "No"
     labels = order_tags(match + contradict, config)
-    reasons = order_tags(match if verdict == "Yes" else contradict, config)
-    text = f"{verdict}, because the food is " + ", ".join(_phrase(t) for t in reasons) + "."
-    return {"binary": verdict, "multi_label": labels, "text_generation": text}
+    return {"binary": verdict, "multi_label": labels,
+            "text_generation": text_answer(verdict, edges, config)}
+
+
+def text_answer(verdict: str, edges: list[tuple[str, str, str]], config: NgqaConfig) -> str:
+    """The text-generation gold for ``verdict`` (Yes or No): the verdict because of the linked
+    tags that support it (match for Yes, contradict for No). Where none does (an expert's
+    corrected answer against every link), the verdict even though the food has the tags it
+    overrides."""
+    match = [t for _, r, t in edges if r == "match"]
+    contradict = [t for _, r, t in edges if r == "contradict"]
+    support, against = (match, contradict) if verdict == "Yes" else (contradict, match)
+    reasons, joint = (support, "because") if support or not against else (against, "even though")
+    phrases = ", ".join(_phrase(t) for t in order_tags(reasons, config))
+    return f"{verdict}, {joint} the food is {phrases}."
 
 
 def order_tags(tags: list[str], config: NgqaConfig) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,24 +61,95 @@ def prepare_items(out: Path, items: list[dict[str, Any]]) -> Path:
     return path
 
 
-def view(item: dict[str, Any]) -> dict[str, Any]:
-    """What the page shows: the question a model is asked and the dishes (no gold)."""
+PER_SERVING, PER_100G = "per_serving", "per_100g"
+BASIS_TEXT = {PER_SERVING: "per serving", PER_100G: "per 100 g"}
+UNIT_TEXT = {"ug": "µg"}
+NUTRIENT_LABELS = {"vitamin_b12": "Vitamin B12", "vitamin_c": "Vitamin C",
+                   "vitamin_d": "Vitamin D"}
+
+
+def make_view(items: list[dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The ``view`` of every item of a session, all on one nutrition basis (:func:`basis_of`
+    over every dish the session shows), so no page switches basis."""
+    basis = basis_of(items)
+    return lambda item: view(item, basis)
+
+
+def basis_of(items: list[dict[str, Any]]) -> str:
+    """Per serving when every dish shown has servings and per-serving values, else per 100 g
+    (for all)."""
+    shown = [(dish, numbers) for item in items for dish, numbers in _dishes(item).values()]
+    if shown and all(dish.get("servings") and numbers.get(PER_SERVING)
+                     for dish, numbers in shown):
+        return PER_SERVING
+    return PER_100G
+
+
+def view(item: dict[str, Any], basis: str | None = None) -> dict[str, Any]:
+    """What the page shows: the question a model is asked and the dishes (no gold), with
+    nutrition on ``basis`` (default: :func:`basis_of` this item alone)."""
     from nutrireason.methods.fam_prompts import condition_question
 
     task = item.get("task")
     if task == "binary":
-        return {"task": task, "question": item["question"], "dishes": []}
-    rank = task == "fam_rank"
-    dishes = item["dishes"] if rank else {"": item["dish"]}
-    return {"task": task, "question": condition_question(item["condition_labels"], rank),
-            "dishes": [_dish(letter, dish) for letter, dish in dishes.items()]}
+        return {"task": task, "question": item["question"], "dishes": [], "basis": ""}
+    basis = basis or basis_of([item])
+    dishes = [_dish(letter, dish, numbers.get(basis) or {})
+              for letter, (dish, numbers) in _dishes(item).items()]
+    return {"task": task, "question": condition_question(item["condition_labels"],
+                                                         task == "fam_rank"),
+            "dishes": dishes, "basis": BASIS_TEXT[basis],
+            "source": "estimated from USDA SR28"}
 
 
-def _dish(letter: str, dish: dict[str, Any]) -> dict[str, Any]:
-    nutrition = dish.get("nutrition") or {}
+def _dishes(item: dict[str, Any]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """Per dish letter ("" for a dish-level item): the dish as the model sees it and its
+    nutrition numbers per basis (the item's ``evidence``)."""
+    if item.get("task") == "fam_rank":
+        evidence = item.get("evidence") or {}
+        return {letter: (dish, _numbers(evidence.get(letter)))
+                for letter, dish in item["dishes"].items()}
+    if item.get("task") == "fam_dish":
+        return {"": (item["dish"], _numbers(item.get("evidence")))}
+    return {}
+
+
+def _numbers(evidence: Any) -> dict[str, Any]:
+    nutrition = evidence.get("nutrition") if isinstance(evidence, dict) else None
+    return nutrition if isinstance(nutrition, dict) else {}
+
+
+def _dish(letter: str, dish: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     return {"letter": letter, "title": dish.get("title", ""),
             "servings": dish.get("servings"), "ingredients": dish.get("ingredients") or [],
-            "basis": nutrition.get("basis", ""), "nutrition": nutrition.get("values") or {}}
+            "nutrition": nutrition_rows(values)}
+
+
+def nutrition_rows(values: dict[str, Any]) -> list[tuple[str, str]]:
+    """(nutrient, amount with its unit) for every value with a known unit, in the standards'
+    order of nutrients."""
+    from nutrireason.standards import load_standards
+
+    rows = []
+    for nutrient in load_standards().nutrients.nutrients:
+        value = values.get(nutrient.id)
+        if isinstance(value, int | float) and nutrient.unit:
+            unit = UNIT_TEXT.get(nutrient.unit, nutrient.unit)
+            rows.append((_label(nutrient.id), f"{_amount(float(value))} {unit}"))
+    return rows
+
+
+def _label(nutrient: str) -> str:
+    return NUTRIENT_LABELS.get(nutrient, nutrient.replace("_", " ").capitalize())
+
+
+def _amount(value: float) -> str:
+    """Rounded for reading: whole numbers from 100, one decimal from 10, else two."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return "0" if value == 0 else f"{value:.2f}"
 
 
 @dataclass
@@ -100,6 +172,7 @@ class HumanSession:
         Ctrl-C); returns the run summary. ``ready(server)`` is called once the server listens
         (tests use it)."""
         from nutrireason.methods.human import Desk, register_desk
+        from nutrireason.review.human_app import create_human_app
         from nutrireason.runs.engine import RunConfig
 
         check_host(self.host, self.token)
@@ -111,18 +184,15 @@ class HumanSession:
         config = RunConfig(benchmark=path, out=self.out, methods=["human"],
                            models=[f"human/{self.participant}"], concurrency=1, cache=False,
                            progress=False)
-        return asyncio.run(_serve(config, desk, self.participant, self.host, self.port,
-                                  self.token, ready))
+        app = create_human_app(desk, self.participant, make_view(items), self.token)
+        return asyncio.run(_serve(config, desk, app, self.host, self.port, ready))
 
 
-async def _serve(config: Any, desk: Any, participant: str, host: str, port: int,
-                 token: str | None, ready: Any) -> Any:
+async def _serve(config: Any, desk: Any, app: Any, host: str, port: int, ready: Any) -> Any:
     import uvicorn
 
-    from nutrireason.review.human_app import create_human_app
     from nutrireason.runs.engine import run_async
 
-    app = create_human_app(desk, participant, view, token)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     serving = asyncio.create_task(server.serve())
     while not server.started:

@@ -228,7 +228,10 @@ class NgqaStage(Stage):
         spec = get_benchmark("ngqa")
         files = [spec.file(self.target, task.name, level)
                  for level in spec.levels for task in spec.tasks]
-        return [*files, self.target / "stats.json", self.target / "manifest.json"]
+        from nutrireason.ngqa.evidence import FOOD_TAGS, USER_MEASURES
+
+        review = [self.target / name for name in ("questions.parquet", FOOD_TAGS, USER_MEASURES)]
+        return [*files, *review, self.target / "stats.json", self.target / "manifest.json"]
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "stats.json", "run `nutrireason ngqa build` first")

@@ -775,35 +775,82 @@ def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
 # FAM-Bench Figure 4: non-expert humans on 100 held-out items (per task: metric, figure).
 PAPER_HUMAN = {t.name: (t.headline, t.human_paper) for t in _FAM.tasks
                if t.human_paper is not None}
+PAPER_HUMAN_ITEMS = 100
 HUMAN_SOURCE = "FAM-Bench (arXiv:2605.31410) Figure 4: non-expert humans, 100 held-out items"
+HUMAN_LEVEL = 0.95
+HUMAN_FEW = 30  # fewer answered items than this: the row says the sample is small
+PROPORTIONS = frozenset({"accuracy", "top1_accuracy"})  # a 0/1 value per item
+HUMAN_INTERVALS = ("Intervals are 95 %: Wilson score intervals for proportions (accuracy, "
+                   "top-1; the paper's from its 100 items), the score's bootstrap percentile "
+                   "interval for other metrics.")
 
 
 def human_table(frame: pd.DataFrame) -> Table | None:
     """People (``human/<participant>`` runs of ``nutrireason human serve``) beside the
-    paper's human baseline; None without human runs on a task the paper reports."""
+    paper's human baseline, each figure with its 95 % interval and, under
+    :data:`HUMAN_FEW` items, a note that the sample is small; None without human runs on a
+    task the paper reports."""
     part = frame[frame["model"].str.startswith("human/") & frame["task"].isin(PAPER_HUMAN)]
     if part.empty:
         return None
-    rows = []
+    rows, csv_rows = [], []
     for _, group in part.sort_values(["task", "model"]).iterrows():
         metric, paper = PAPER_HUMAN[group["task"]]
-        rows.append([group["model"].split("/", 1)[1], FAM_TASK_LABELS[group["task"]],
-                     metric, f"{int(group.get('n') or 0):,}",
-                     _fmt(_number(group.get(f"metric.{metric}")), "{:.1%}"), f"{paper:.1%}"])
+        n = int(group.get("n") or 0)
+        value = _number(group.get(f"metric.{metric}"))
+        low, high = _human_interval(group, metric, value, n)
+        paper_low, paper_high = _wilson(round(paper * PAPER_HUMAN_ITEMS), PAPER_HUMAN_ITEMS)
+        note = (f"n = {n}: fewer than {HUMAN_FEW} items; the interval is wide, compare with "
+                "care" if n < HUMAN_FEW else "")
+        participant = group["model"].split("/", 1)[1]
+        rows.append([participant, FAM_TASK_LABELS[group["task"]], metric, f"{n:,}",
+                     _percent_with_interval(value, low, high),
+                     _percent_with_interval(paper, paper_low, paper_high), note])
+        csv_rows.append({"participant": participant, "task": group["task"], "metric": metric,
+                         "items": n, "value": value, "low": low, "high": high, "paper": paper,
+                         "paper_low": paper_low, "paper_high": paper_high, "note": note})
     return Table([Column("participant", "Participant"), Column("task", "Task"),
                   Column("metric", "Metric")],
-                 [Column("items", "Items"), Column("ours", "This run"),
-                  Column("paper", "Paper (humans)")], rows, notes=[HUMAN_SOURCE])
+                 [Column("items", "Items"), Column("ours", "This run [95 % interval]"),
+                  Column("paper", "Paper (humans) [95 % interval]"),
+                  Column("note", "Sample")], rows, csv_frame=pd.DataFrame(csv_rows),
+                 notes=[HUMAN_SOURCE, HUMAN_INTERVALS])
+
+
+def _human_interval(group: pd.Series, metric: str, value: float | None,
+                    n: int) -> tuple[float | None, float | None]:
+    """The 95 % interval of one human figure: Wilson for a proportion, else the bootstrap
+    percentile interval ``score`` wrote (``metric.<name>.low`` / ``.high``)."""
+    if value is None or n < 1:
+        return None, None
+    if metric in PROPORTIONS:
+        return _wilson(round(value * n), n)
+    return _number(group.get(f"metric.{metric}.low")), _number(group.get(f"metric.{metric}.high"))
+
+
+def _wilson(successes: int, n: int) -> tuple[float, float]:
+    from nutrireason.scoring.stats import wilson_interval
+
+    return wilson_interval(successes, n, HUMAN_LEVEL)
+
+
+def _percent_with_interval(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return ""
+    if low is None or high is None:
+        return f"{value:.1%}"
+    return f"{value:.1%} [{low:.1%}, {high:.1%}]"
 
 
 def review_tables(stats: dict[str, Any]) -> dict[str, Table]:
     """Expert review (``review stats`` of a reviews export): per condition, and agreement."""
     kinds = sorted(stats["kinds"])
-    rows = [[name, f"{row['decisions']:,}", f"{row['confirmation_rate']:.1%}",
-             *(f"{row['kinds'].get(kind, 0):,}" for kind in kinds)]
+    rows = [[name, f"{row['decisions']:,}", f"{row['label_kept_rate']:.1%}",
+             f"{row['rationale_edits']:,}", *(f"{row['kinds'].get(kind, 0):,}" for kind in kinds)]
             for name, row in stats["conditions"].items()]
     conditions = Table([Column("condition", "Condition")],
-                       [Column("decisions", "Decisions"), Column("confirmed", "Confirmed"),
+                       [Column("decisions", "Decisions"), Column("label_kept", "Label kept"),
+                        Column("rationale_edits", "Rationale edited"),
                         *(Column(kind, kind) for kind in kinds)], rows)
     agreement = []
     for pair in stats["inter_reviewer"]["pairs"]:

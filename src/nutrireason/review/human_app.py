@@ -4,11 +4,15 @@ gold, no provenance), with a timer. Answers go to the run engine through the des
 :mod:`nutrireason.methods.human`), which writes them as run records.
 
 The desk is passed in (``item``, ``total``, ``answered``, ``finished``, ``wait(seconds)``,
-``submit(item_id, answer)``); ``view(item)`` turns an item into what the page shows.
+``show(item_id)``, ``submit(item_id, answer)``); ``view(item)`` turns an item into what the page
+shows. The timer counts from the item's first showing, kept by the desk: the page carries it as
+``data-started`` (epoch ms) beside the server's clock ``data-now``, so a reload (or a browser
+clock that is off) does not restart it (``static/human.js``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,12 +37,18 @@ def create_human_app(desk: Any, participant: str, view: Callable[[dict], dict[st
             answered=desk.answered, **values)
         return HTMLResponse(html, status_code=status)
 
+    def shown(item: dict[str, Any]) -> dict[str, Any]:
+        """The page's values for ``item``: its view and its timer (first shown, now)."""
+        started, now = desk.show(item["id"]), round(time.time() * 1000)
+        return {"item_id": item["id"], "view": view(item), "started": started, "now": now,
+                "elapsed": clock(now - started)}
+
     @app.get("/", response_class=HTMLResponse)
     async def current(request: Request) -> Any:
         await desk.wait(5)
         if desk.item is None:
             return page(request, finished=desk.finished, waiting=not desk.finished)
-        return page(request, item_id=desk.item["id"], view=view(desk.item))
+        return page(request, **shown(desk.item))
 
     @app.post("/answer")
     async def answer(request: Request) -> Any:  # on the loop: it completes the desk's future
@@ -49,11 +59,16 @@ def create_human_app(desk: Any, participant: str, view: Callable[[dict], dict[st
                 raise DataError(None, "no item is waiting for an answer", field="item_id")
             desk.submit(_one(form, "item_id"), answer_of(item, form))
         except DataError as exc:
-            values = {"item_id": item["id"], "view": view(item)} if item else {}
-            return page(request, 400, error=str(exc), **values)
+            return page(request, 400, error=str(exc), **(shown(item) if item else {}))
         return RedirectResponse("/", status_code=303)
 
     return app
+
+
+def clock(milliseconds: int) -> str:
+    """Minutes and seconds, as the timer shows them ("2:05")."""
+    seconds = max(0, milliseconds) // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def answer_of(item: dict[str, Any], form: dict[str, list[str]]) -> dict[str, Any] | str:

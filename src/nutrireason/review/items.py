@@ -4,6 +4,7 @@ one NGQA question (user x food) with its gold answer and the graph links it rest
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,7 +146,6 @@ def clean(text: Any) -> str:
     """Text as a person reads it: HTML entities decoded ("&amp;" is "&"), runs of blanks one
     space (the page escapes whatever is left)."""
     import html
-    import re
 
     return re.sub(r"\s+", " ", html.unescape(str(text or ""))).strip()
 
@@ -182,8 +182,11 @@ def _serving_note(record: dict[str, Any], provenance: tuple[dict[str, Any], ...]
             low, high = step["serving_range_g"]
             return f"The recipe gives no servings: the rules judge a serving of {low:g}-" \
                    f"{high:g} g (fam_rules.yaml portions, after FDA reference amounts)."
-        if "servings unknown" in str(step.get("basis", "")):
-            return f"The recipe gives no servings: the rules assumed {step['basis']}."
+        assumed = re.search(r"x ([\d.]+) g serving", str(step.get("basis", "")))
+        if assumed:
+            return f"The recipe gives no servings: the rules judged the limit at a serving " \
+                   f"of {float(assumed.group(1)):g} g (fam_rules.yaml portions, after FDA " \
+                   "reference amounts)."
     return "The recipe gives no servings: per-serving limits are judged over the typical " \
            "serving range of fam_rules.yaml (after FDA reference amounts)."
 

@@ -140,6 +140,12 @@ class PairedResult:
         return asdict(self)
 
 
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of ``successes`` in ``n`` trials (scipy's)."""
+    interval = sps.binomtest(successes, n).proportion_ci(level, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
 def is_binary(values: np.ndarray) -> bool:
     return bool(np.all((values == 0) | (values == 1)))
 
