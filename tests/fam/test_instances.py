@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
 from collections import Counter
 from pathlib import Path
 
@@ -33,8 +32,7 @@ from nutrireason.runs import RunConfig, run
 from nutrireason.scoring.score import score_run
 
 CONFIG = BenchConfig(dish_size=12, rank_size=8, seed=0,
-                     shares=dict.fromkeys(DISTRACTORS, 0.25), min_shared=2, common=0,
-                     attempts=50)
+                     shares=dict.fromkeys(DISTRACTORS, 0.25), min_shared=2, common=0)
 
 
 def test_water_fill_is_even_under_caps():
@@ -109,7 +107,7 @@ SETS = [*itertools.combinations(CONDITIONS, 2), *itertools.combinations(CONDITIO
 
 
 def test_dish_instances_are_balanced_and_carry_hidden_gold():
-    items = dish_instances(_pool(CONDITIONS), CONDITIONS, 16, LABELS, random.Random(0))
+    items = dish_instances(_pool(CONDITIONS), CONDITIONS, 16, LABELS, 0)
     assert len(items) == 16
     assert Counter(i["condition"] for i in items) == dict.fromkeys(CONDITIONS, 4)
     assert Counter(i["gold"]["decision"] for i in items) == {REC: 8, NOT_REC: 8}
@@ -125,7 +123,7 @@ def test_each_distractor_type_draws_strictly_ordered_options(kind):
     dishes = _pool(CONDITIONS)
     config = BenchConfig(**{**vars(CONFIG), "shares": {k: float(k == kind)
                                                          for k in DISTRACTORS}})
-    items, missing = rank_instances(dishes, CONDITIONS, config, 8, LABELS, random.Random(1),
+    items, missing = rank_instances(dishes, CONDITIONS, config, 8, LABELS, 1,
                                     target_sets=SETS)
     assert not missing and len(items) == 8
     for item in items:
@@ -153,7 +151,7 @@ def test_each_distractor_type_draws_strictly_ordered_options(kind):
 
 def test_answer_positions_and_condition_mentions_balance():
     items, _ = rank_instances(_pool(CONDITIONS), CONDITIONS, CONFIG, 40, LABELS,
-                              random.Random(2), target_sets=SETS)
+                              2, target_sets=SETS)
     assert Counter(i["gold"]["ranking"][0] for i in items) == dict.fromkeys(LETTERS, 10)
     mentions = Counter(c for i in items for c in i["conditions"])
     assert max(mentions.values()) - min(mentions.values()) <= 2
@@ -163,13 +161,13 @@ def test_answer_positions_and_condition_mentions_balance():
 def test_distractor_plan_follows_shares():
     plan = distractor_plan(10, {"condition_discrimination": 0.5, "eligible_dish_ranking": 0.5,
                                 "ingredient_coverage_discrimination": 0.0,
-                                "combined_constraint_discrimination": 0.0}, random.Random(0))
+                                "combined_constraint_discrimination": 0.0}, 0)
     assert Counter(plan) == {"condition_discrimination": 5, "eligible_dish_ranking": 5}
 
 
 def test_avoid_violations_are_flagged_per_option():
     items, _ = rank_instances(_pool(CONDITIONS), CONDITIONS, CONFIG, 16, LABELS,
-                              random.Random(3), target_sets=SETS)
+                              3, target_sets=SETS)
     flagged = [(i, k) for i in items for k, v in i["gold"]["avoid_violations"].items() if v]
     assert flagged
     for item, letter in flagged:

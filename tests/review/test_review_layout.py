@@ -123,6 +123,8 @@ def test_title_and_buttons_fit_and_every_rule_hit_shows_its_numbers(served, brow
 
 @pytest.mark.slow
 def test_revisit_confirm_keys_skip_and_undo(served, browser):
+    from playwright.sync_api import expect
+
     url, state = served
     tab = _tab(browser, url, "Eli", viewport=SIZES["laptop"])
     # a saved edit: other ticks and a note, saved with "rationale"
@@ -149,14 +151,14 @@ def test_revisit_confirm_keys_skip_and_undo(served, browser):
     boxes.nth(first_unticked).click()  # ticked again, and focused
     key = state.items[index].key
     tab.keyboard.press("c")
-    tab.wait_for_function(f"document.getElementById('entry').dataset.key !== '{key}'")
+    expect(tab.locator("#entry")).not_to_have_attribute("data-key", key)
     confirmed = state.decided("Eli")[key]
     assert confirmed.action == "confirm"
     assert confirmed.after["ingredients"] == saved.after["ingredients"]
     assert confirmed.after["note"] == "the sauce carries the sodium"
     # undo restores the previous decision (the rationale edit) and shows its entry
     tab.keyboard.press("u")
-    tab.wait_for_function(f"document.getElementById('entry').dataset.key === '{key}'")
+    expect(tab.locator("#entry")).to_have_attribute("data-key", key)
     restored = state.decided("Eli")[key]
     assert restored.id == saved.id and restored.action == "rationale"
     # skip stays within the filter: every entry skipped to has the filter's condition
@@ -168,8 +170,7 @@ def test_revisit_confirm_keys_skip_and_undo(served, browser):
         seen.append(tab.get_attribute("#entry", "data-key"))
         assert tab.inner_text("#condition") == condition
         tab.keyboard.press("j")
-        tab.wait_for_function(
-            f"document.getElementById('entry').dataset.key !== '{seen[-1]}'")
+        expect(tab.locator("#entry")).not_to_have_attribute("data-key", seen[-1])
     wanted = [item.key for item in state.items if item.condition == condition]
     assert seen == wanted[:3]
     # exclude needs a reason first: "x" focuses the reason list and saves nothing

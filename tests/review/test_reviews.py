@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from nutrireason.errors import DataError
-from nutrireason.fam.reviews import apply_reviews
+from nutrireason.fam.reviews import NOT_REVIEWED, apply_reviews
 from nutrireason.review.export import export_reviews
 from nutrireason.review.items import load_items
 from nutrireason.review.stats import fleiss, review_stats
@@ -99,6 +99,10 @@ def test_export_then_apply_changes_exactly_the_reviewed_entries(tmp_path):
             for e in r[s]}
     assert kept == {("pasta-bake", "celiac_disease"), ("pasta-bake", "hypertension"),
                     ("lentil-soup", "type_2_diabetes")}
+    # the unreviewed entry is excluded with its reason: no sample may draw it as neutral
+    unreviewed = {(r["recipe_id"], e["condition"]) for r in only
+                  for e in r["excluded_entries"] if e["reason"] == NOT_REVIEWED}
+    assert unreviewed == {("pasta-bake", "osteoporosis"), ("lentil-soup", "hypertension")}
 
 
 def test_reviewers_who_disagree_leave_the_entry_unsettled_until_adjudicated(tmp_path):

@@ -10,7 +10,13 @@ From the annotation pool and the resolved recipes:
 * **comparative** instances: one to three target conditions and four dishes with strictly
   different utilities (:mod:`nutrireason.fam.judgement`), so the gold full ranking follows from
   the annotations; four distractor types; the best dish's position cycles over A-D; target
-  conditions are picked least-mentioned first so mentions stay balanced.
+  conditions are planned least-mentioned first so mentions stay balanced; no option has an
+  excluded entry (annotator's or expert's) for a target: it is Rec, NotRec or neutral for each.
+
+Sampling is stable: every pick is "the candidate with the smallest hash" (:func:`stable_key`, a
+sha256 of the seed, the slot and the candidate), never a draw from a shared random stream. A
+label changed for one (recipe, condition) entry therefore moves only the instances that hold it
+(and the ones drawn in their place), not the rest of the sample.
 
 Every instance carries ``evidence``: the recipe's weighed, canonical ingredients with the
 nutrients the knowledge base's vetoes read, and its nutrition, so the rule-based reference method
@@ -19,11 +25,11 @@ can re-derive the gold from the knowledge base alone.
 
 from __future__ import annotations
 
+import hashlib
 import math
-import random
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +64,6 @@ class _BenchFile(_Strict):
     distractor_shares: dict[str, _Share]
     min_shared_ingredients: RuleValue
     common_ingredients: RuleValue
-    attempts: RuleValue
     min_minority_share: RuleValue
 
 
@@ -72,7 +77,6 @@ class BenchConfig:
     shares: dict[str, float]
     min_shared: int
     common: int
-    attempts: int
     min_minority_share: float = 0.0
 
 
@@ -86,12 +90,14 @@ def load_bench_config(path: Path | None = None) -> BenchConfig:
     return BenchConfig(int(data.dish_size.value), int(data.rank_size.value), int(data.seed.value),
                        {k: data.distractor_shares[k].value for k in DISTRACTORS},
                        int(data.min_shared_ingredients.value), int(data.common_ingredients.value),
-                       int(data.attempts.value), float(data.min_minority_share.value))
+                       float(data.min_minority_share.value))
 
 
 @dataclass
 class Dish:
-    """One annotated, resolved recipe ready to become an option or a dish-level instance."""
+    """One annotated, resolved recipe ready to become an option or a dish-level instance.
+    ``excluded``: the conditions whose entry the annotator or the experts excluded (no side,
+    and not neutral either: the dish is never an option for a target among them)."""
 
     recipe_id: str
     standing: Standing
@@ -101,6 +107,12 @@ class Dish:
     lines: list[dict[str, str]]
     image: str | None = None
     images_root: str | None = None
+    excluded: frozenset[str] = frozenset()
+
+    def option_for(self, targets: Iterable[str]) -> bool:
+        """The dish can be an option for ``targets``: no target is an excluded entry (each
+        is Rec, NotRec or neutral, i.e. without any entry)."""
+        return all(c in self.standing.side or c not in self.excluded for c in targets)
 
 
 # --------------------------------------------------------------------------- dishes
@@ -244,7 +256,8 @@ def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[st
                       dish_profile(recipe, items)),
             _lines(recipe, items),
             find_image(recipe_id, recipe["record"], images),
-            str(images.resolve()) if images is not None else None)
+            str(images.resolve()) if images is not None else None,
+            frozenset(e["condition"] for e in annotation.get("excluded_entries") or []))
     return dict(sorted(dishes.items()))
 
 
@@ -302,12 +315,32 @@ def rec_counts(quotas: dict[str, int], rec: dict[str, int], not_rec: dict[str, i
     return counts
 
 
+def stable_key(*parts: object) -> int:
+    """A number fixed by ``parts`` alone (sha256; unlike ``hash`` the same in every process):
+    candidates sorted by it keep their order when other candidates come or go."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def dish_order(seed: int, recipe_id: str, condition: str) -> tuple[int, str, str]:
+    """Where an entry stands in the draw of the dish-level instances (smallest first)."""
+    return stable_key(seed, "dish", recipe_id, condition), recipe_id, condition
+
+
+def dish_instance_id(recipe_id: str, condition: str) -> str:
+    """The id of an entry's dish-level instance: the same in every build that draws it."""
+    return f"dish-{recipe_id}-{condition}"
+
+
 def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int,
-                   labels: dict[str, str], rng: random.Random,
+                   labels: dict[str, str], seed: int,
                    minority_share: float = 0.0) -> list[dict[str, Any]]:
-    """Condition- and label-balanced dish-level instances (ids ``dish-00001`` ...): equal
-    quotas where the pools allow, no condition with less than ``minority_share`` of either
-    label (a condition short of one label gets fewer instances, the rest go to others)."""
+    """Condition- and label-balanced dish-level instances: equal quotas where the pools allow,
+    no condition with less than ``minority_share`` of either label (a condition short of one
+    label gets fewer instances, the rest go to others). Each (condition, label) pool gives its
+    first entries in :func:`dish_order`, and the instances come in that order too, with ids
+    :func:`dish_instance_id`: relabelling or excluding one entry moves only its own instance
+    (the next entry in order takes the place) unless the quotas move."""
     sides: dict[str, dict[str, list[str]]] = {c: {REC: [], NOT_REC: []} for c in conditions}
     for recipe_id, dish in dishes.items():
         for condition, side in dish.standing.side.items():
@@ -320,17 +353,29 @@ def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int
     chosen: list[tuple[str, str, str]] = []
     for condition in conditions:
         for side, count in ((REC, recs[condition]), (NOT_REC, quotas[condition] - recs[condition])):
-            chosen += [(rid, condition, side) for rid in rng.sample(sides[condition][side], count)]
-    rng.shuffle(chosen)
-    return [_dish_item(n, dishes[rid], condition, side, labels)
-            for n, (rid, condition, side) in enumerate(chosen, start=1)]
+            ranked = sorted(sides[condition][side],
+                            key=lambda rid, c=condition: dish_order(seed, rid, c))
+            chosen += [(rid, condition, side) for rid in ranked[:count]]
+    chosen.sort(key=lambda entry: dish_order(seed, entry[0], entry[1]))
+    items = [_dish_item(dishes[rid], condition, side, labels) for rid, condition, side in chosen]
+    _check_unique(items)
+    return items
 
 
-def _dish_item(number: int, dish: Dish, condition: str, side: str,
-               labels: dict[str, str]) -> dict[str, Any]:
+def _check_unique(items: list[dict[str, Any]]) -> None:
+    counts = Counter(item["id"] for item in items)
+    twice = sorted(k for k, n in counts.items() if n > 1)
+    if twice:
+        raise DataError(None, "two entries give the same instance id", field="id",
+                        value=twice[0], expected="recipe and condition ids that do not run "
+                        "into one another across a '-'")
+
+
+def _dish_item(dish: Dish, condition: str, side: str, labels: dict[str, str]) -> dict[str, Any]:
     return {
-        "id": f"dish-{number:05d}", "task": TASK_DISH, "condition": condition,
-        "conditions": [condition], "condition_labels": [labels[condition]],
+        "id": dish_instance_id(dish.recipe_id, condition), "task": TASK_DISH,
+        "condition": condition, "conditions": [condition],
+        "condition_labels": [labels[condition]],
         "recipe_id": dish.recipe_id, "dish": dish.view, "image": dish.image,
         "images_root": dish.images_root,
         "gold": {"decision": side, "condition": condition,
@@ -377,71 +422,131 @@ def balance_report(dishes: dict[str, Dish], dish: list[dict[str, Any]],
 
 @dataclass
 class _Drawer:
-    """Draws four dishes with distinct utilities for one distractor type and target set."""
+    """Draws four dishes with distinct utilities for one distractor type, target set and slot.
+
+    Options are the dishes with no excluded entry among the targets (:meth:`Dish.option_for`).
+    A draw is the smallest valid choice in an order fixed by (seed, slot, candidate)
+    (:func:`stable_key`): the best dish first in that order that can head a draw, then the
+    utility levels with the smallest keys and on each level its dish with the smallest key.
+    Whether a choice is valid depends on its own dishes only, so a dish that is not drawn can
+    come, go or change without changing the draw."""
 
     dishes: dict[str, Dish]
     config: BenchConfig
     common: frozenset[str]
-    rng: random.Random
-    ids: list[str] = field(init=False)
+    seed: int
     rec_for: dict[str, frozenset[str]] = field(init=False)
+    slot: int = field(init=False, default=-1)
+    _keys: dict[str, tuple[int, str]] = field(init=False, default_factory=dict)
+    _memo: dict[tuple[Any, ...], Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.ids = list(self.dishes)
         self.rec_for = {rid: frozenset(c for c, s in d.standing.side.items() if s == REC)
                         for rid, d in self.dishes.items()}
 
-    def draw(self, kind: str, targets: list[str]) -> list[str] | None:
+    def feasible(self, kind: str, targets: list[str]) -> bool:
+        """Some draw of ``kind`` exists for ``targets`` (the same for every slot)."""
+        return self._remember(("feasible", kind, *targets), lambda: any(
+            self._viable(kind, targets, top) for top in self._tops(kind, targets)))
+
+    def draw(self, kind: str, targets: list[str], slot: int) -> list[str] | None:
         """Four recipe ids, best first, or None when this target set cannot serve ``kind``."""
-        utility = {rid: self.dishes[rid].standing.utility(targets) for rid in self.ids}
-        tops = [rid for rid in self.ids if self._top_ok(kind, rid, targets, utility)]
-        if not tops:
-            return None
-        for _ in range(self.config.attempts):
-            top = self.rng.choice(tops)
-            picked = self._rest(kind, top, targets, utility)
-            if picked is not None:
-                return [top, *picked]
+        if slot != self.slot:
+            self.slot, self._keys = slot, {}
+        for top in sorted(self._tops(kind, targets), key=self.key):
+            if self._viable(kind, targets, top):
+                return [top, *self._pick(kind, targets, top)]
         return None
 
-    def _top_ok(self, kind: str, rid: str, targets: list[str], utility: dict[str, int]) -> bool:
-        standing = self.dishes[rid].standing
-        if kind in ("condition_discrimination", "ingredient_coverage_discrimination"):
-            return standing.side.get(targets[0]) == REC
-        return standing.eligible(targets) and utility[rid] >= 1
+    def key(self, rid: str) -> tuple[int, str]:
+        """The dish's place in this slot's order (smallest first)."""
+        if rid not in self._keys:
+            self._keys[rid] = (stable_key(self.seed, "rank", self.slot, rid), rid)
+        return self._keys[rid]
 
-    def _rest(self, kind: str, top: str, targets: list[str],
-              utility: dict[str, int]) -> list[str] | None:
-        below = [rid for rid in self.ids if utility[rid] < utility[top]]
-        if kind == "condition_discrimination":
-            others = [rid for rid in below if self.rec_for[rid].difference(targets)]
-            return self._levels(others, 3, utility)
+    def utilities(self, targets: list[str]) -> dict[str, int]:
+        """The utility for ``targets`` of every dish that can be an option for them."""
+        return self._remember(("utility", *targets), lambda: {
+            rid: dish.standing.utility(targets) for rid, dish in self.dishes.items()
+            if dish.option_for(targets)})
+
+    def _remember(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def _tops(self, kind: str, targets: list[str]) -> list[str]:
+        """The dishes that can be the best option of ``kind``."""
+        def make() -> list[str]:
+            utility = self.utilities(targets)
+            if kind in ("condition_discrimination", "ingredient_coverage_discrimination"):
+                return [r for r in utility if self.dishes[r].standing.side.get(targets[0]) == REC]
+            return [r for r in utility
+                    if self.dishes[r].standing.eligible(targets) and utility[r] >= 1]
+        return self._remember(("tops", kind, *targets), make)
+
+    def _others(self, kind: str, targets: list[str], top: str) -> list[str]:
+        """The dishes that can be the other three options under ``top`` (for
+        ``eligible_dish_ranking``: every dish below it)."""
+        utility = self.utilities(targets)
+        level = utility[top]
         if kind == "ingredient_coverage_discrimination":
             shared = self.dishes[top].canonicals - self.common
-            others = [rid for rid in below if len(self.dishes[rid].canonicals & shared)
-                      >= self.config.min_shared]
-            return self._levels(others, 3, utility)
-        if kind == "combined_constraint_discrimination":
-            others = [rid for rid in below if _partial(self.dishes[rid].standing, targets)]
-            return self._levels(others, 3, utility)
-        eligible = [rid for rid in below if self.dishes[rid].standing.eligible(targets)]
-        second = self._levels(eligible, 1, utility)
-        if second is None:
-            return None
-        rest = self._levels([rid for rid in below if utility[rid] < utility[second[0]]], 2,
-                            utility)
-        return None if rest is None else second + rest
+            return self._remember((kind, top, *targets), lambda: [
+                r for r in utility if utility[r] < level
+                and len(self.dishes[r].canonicals & shared) >= self.config.min_shared])
+        return self._remember((kind, level, *targets), lambda: [
+            r for r in utility if utility[r] < level and self._fits(kind, r, targets)])
 
-    def _levels(self, candidates: list[str], count: int,
-                utility: dict[str, int]) -> list[str] | None:
-        """``count`` dishes with distinct utilities, highest first, or None."""
-        by_level: dict[int, list[str]] = {}
+    def _fits(self, kind: str, rid: str, targets: list[str]) -> bool:
+        """``rid`` is the kind of lower option ``kind`` asks for."""
+        if kind == "condition_discrimination":  # recommended for some other condition
+            return bool(self.rec_for[rid].difference(targets))
+        if kind == "combined_constraint_discrimination":
+            return _partial(self.dishes[rid].standing, targets)
+        return True
+
+    def _second_levels(self, targets: list[str], top: str) -> set[int]:
+        """``eligible_dish_ranking``: the levels of the eligible dishes under ``top`` with
+        two more levels below them."""
+        utility = self.utilities(targets)
+
+        def make() -> set[int]:
+            below = self._others("eligible_dish_ranking", targets, top)
+            levels = {utility[r] for r in below}
+            return {utility[r] for r in below if self.dishes[r].standing.eligible(targets)
+                    and sum(level < utility[r] for level in levels) >= 2}
+        return self._remember(("second", utility[top], *targets), make)
+
+    def _viable(self, kind: str, targets: list[str], top: str) -> bool:
+        """``top`` can head a draw of ``kind``."""
+        utility = self.utilities(targets)
+        if kind == "eligible_dish_ranking":
+            return bool(self._second_levels(targets, top))
+        return len({utility[r] for r in self._others(kind, targets, top)}) >= 3
+
+    def _pick(self, kind: str, targets: list[str], top: str) -> list[str]:
+        """The other three options under a viable ``top``, best first."""
+        utility = self.utilities(targets)
+        others = self._others(kind, targets, top)
+        if kind != "eligible_dish_ranking":
+            return self._levels(others, 3, utility)
+        good = self._second_levels(targets, top)
+        second = self._levels([r for r in others if utility[r] in good
+                               and self.dishes[r].standing.eligible(targets)], 1, utility)
+        level = utility[second[0]]
+        return second + self._levels([r for r in others if utility[r] < level], 2, utility)
+
+    def _levels(self, candidates: list[str], count: int, utility: dict[str, int]) -> list[str]:
+        """``count`` dishes with distinct utilities, highest first: the levels with the
+        smallest keys, and on each level its dish with the smallest key."""
+        first: dict[int, str] = {}
         for rid in candidates:
-            by_level.setdefault(utility[rid], []).append(rid)
-        if len(by_level) < count:
-            return None
-        levels = sorted(self.rng.sample(sorted(by_level), count), reverse=True)
-        return [self.rng.choice(by_level[level]) for level in levels]
+            level = utility[rid]
+            if level not in first or self.key(rid) < self.key(first[level]):
+                first[level] = rid
+        levels = sorted(first, key=lambda u: stable_key(self.seed, "level", self.slot, u))
+        return [first[u] for u in sorted(levels[:count], reverse=True)]
 
 
 def _partial(standing: Standing, targets: list[str]) -> bool:
@@ -450,16 +555,17 @@ def _partial(standing: Standing, targets: list[str]) -> bool:
     return NOT_REC in sides and REC in sides
 
 
-def distractor_plan(size: int, shares: dict[str, float], rng: random.Random) -> list[str]:
-    """``size`` distractor types in proportion to ``shares`` (largest remainder), shuffled."""
+def distractor_plan(size: int, shares: dict[str, float], seed: int) -> list[str]:
+    """``size`` distractor types in proportion to ``shares`` (largest remainder), in an order
+    fixed by the seed and the size."""
     total = sum(shares.values()) or 1.0
     exact = {k: size * v / total for k, v in shares.items()}
     counts = {k: int(v) for k, v in exact.items()}
     for key in sorted(exact, key=lambda k: counts[k] - exact[k])[:size - sum(counts.values())]:
         counts[key] += 1
     plan = [k for k in DISTRACTORS for _ in range(counts.get(k, 0))]
-    rng.shuffle(plan)
-    return plan
+    order = sorted(range(len(plan)), key=lambda i: (stable_key(seed, "kind", i), i))
+    return [plan[i] for i in order]
 
 
 class _TargetSet(_Strict):
@@ -493,22 +599,39 @@ TARGET_COUNTS = {"condition_discrimination": (1,), "ingredient_coverage_discrimi
                  "eligible_dish_ranking": (2,), "combined_constraint_discrimination": (2, 3)}
 
 
-def _target_choices(kind: str, conditions: Sequence[str], mentions: Counter,
-                    rng: random.Random, target_sets: Sequence[tuple[str, ...]] = ()
-                    ) -> Iterable[list[str]]:
-    """Target sets for ``kind``: one condition, least-mentioned first; or a co-occurring set of
-    two or three (``target_sets``), the least-mentioned sets first."""
-    counts = list(TARGET_COUNTS[kind])
-    rng.shuffle(counts)
-    for count in counts:
+def _target_choices(kind: str, conditions: Sequence[str], mentions: Counter, seed: int,
+                    slot: int, target_sets: Sequence[tuple[str, ...]] = ()) -> list[list[str]]:
+    """Target sets for ``kind`` at ``slot``, in the order to try: one condition,
+    least-mentioned first; or a co-occurring set of two or three (``target_sets``), the
+    least-mentioned sets first. Ties are broken by :func:`stable_key`."""
+    choices: list[list[str]] = []
+    for count in sorted(TARGET_COUNTS[kind], key=lambda n: stable_key(seed, "size", slot, n)):
         if count == 1:
-            yield from ([c] for c in sorted(conditions,
-                                            key=lambda c: (mentions[c], rng.random())))
+            choices += [[c] for c in sorted(conditions, key=lambda c: (
+                mentions[c], stable_key(seed, "target", slot, c), c))]
             continue
         sized = [list(s) for s in target_sets if len(s) == count]
         sized.sort(key=lambda s: (min(mentions[c] for c in s), sum(mentions[c] for c in s),
-                                  rng.random()))
-        yield from sized
+                                  stable_key(seed, "target", slot, *s), s))
+        choices += sized
+    return choices
+
+
+def target_plan(kinds: Sequence[str], conditions: Sequence[str],
+                target_sets: Sequence[tuple[str, ...]], seed: int,
+                feasible: Callable[[str, list[str]], bool]) -> list[list[str] | None]:
+    """Per slot, its targets: the first of :func:`_target_choices` that some draw can serve
+    (``feasible``), or None. Mentions count the planned targets, so a slot's targets follow
+    from the seed, the distractor types and the conditions, never from what an earlier slot
+    drew."""
+    mentions: Counter = Counter()
+    plan: list[list[str] | None] = []
+    for slot, kind in enumerate(kinds):
+        choices = _target_choices(kind, conditions, mentions, seed, slot, target_sets)
+        targets = next((t for t in choices if feasible(kind, t)), None)
+        mentions.update(targets or [])
+        plan.append(targets)
+    return plan
 
 
 def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
@@ -518,43 +641,41 @@ def common_canonicals(dishes: dict[str, Dish], count: int) -> frozenset[str]:
 
 
 def rank_instances(dishes: dict[str, Dish], conditions: Sequence[str], config: BenchConfig,
-                   size: int, labels: dict[str, str], rng: random.Random,
+                   size: int, labels: dict[str, str], seed: int,
                    target_sets: Sequence[tuple[str, ...]] | None = None
                    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Comparative instances and, per distractor type, how many could not be drawn; two- and
     three-condition targets come from ``target_sets`` (default: the packaged co-occurring
-    sets restricted to ``conditions``)."""
-    drawer = _Drawer(dishes, config, common_canonicals(dishes, config.common), rng)
+    sets restricted to ``conditions``). Slot ``n`` of the plan gives the item ``rank-<n+1>``
+    (none when it cannot be drawn); what a slot draws depends on the seed, the slot and the
+    dishes it could pick, never on another slot."""
+    drawer = _Drawer(dishes, config, common_canonicals(dishes, config.common), seed)
     if target_sets is None:
         target_sets = [s for s in load_target_sets() if set(s) <= set(conditions)]
-    mentions: Counter = Counter()
+    kinds = distractor_plan(size, config.shares, seed)
+    plan = target_plan(kinds, conditions, target_sets, seed, drawer.feasible)
     items: list[dict[str, Any]] = []
     missing: Counter = Counter()
-    for kind in distractor_plan(size, config.shares, rng):
-        drawn = None
-        for targets in _target_choices(kind, conditions, mentions, rng, target_sets):
-            drawn = drawer.draw(kind, targets)
-            if drawn is not None:
-                break
+    for slot, (kind, targets) in enumerate(zip(kinds, plan, strict=True)):
+        drawn = None if targets is None else drawer.draw(kind, targets, slot)
         if drawn is None:
             missing[kind] += 1
             continue
-        mentions.update(targets)
-        items.append(_rank_item(len(items), kind, targets, [dishes[r] for r in drawn], labels,
-                                rng))
+        items.append(_rank_item(slot, kind, targets, [dishes[r] for r in drawn], labels, seed))
     return items, dict(missing)
 
 
-def _rank_item(index: int, kind: str, targets: list[str], ordered: list[Dish],
-               labels: dict[str, str], rng: random.Random) -> dict[str, Any]:
-    """One comparative item; the best dish sits at letter ``index % 4``."""
+def _rank_item(slot: int, kind: str, targets: list[str], ordered: list[Dish],
+               labels: dict[str, str], seed: int) -> dict[str, Any]:
+    """One comparative item, ``rank-<slot + 1>``; the best dish sits at letter ``slot % 4``,
+    the others at letters in an order fixed by the seed and the slot."""
     letters = list(LETTERS)
-    best = letters.pop(index % 4)
-    rng.shuffle(letters)
+    best = letters.pop(slot % 4)
+    letters.sort(key=lambda k: stable_key(seed, "letters", slot, k))
     placed = dict(zip([best, *letters], ordered, strict=True))
     by_letter = dict(sorted(placed.items()))
     return {
-        "id": f"rank-{index + 1:05d}", "task": TASK_RANK, "distractor": kind,
+        "id": f"rank-{slot + 1:05d}", "task": TASK_RANK, "distractor": kind,
         "conditions": targets, "condition_labels": [labels[c] for c in targets],
         "recipe_ids": {k: d.recipe_id for k, d in by_letter.items()},
         "dishes": {k: d.view for k, d in by_letter.items()},

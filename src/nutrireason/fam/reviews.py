@@ -7,12 +7,15 @@ from typing import Any
 
 from nutrireason.reviewfile import Verdict, item_key
 
+NOT_REVIEWED = "not reviewed (--reviewed-only)"
+
 
 def apply_reviews(annotations: list[dict[str, Any]], verdicts: dict[str, Verdict],
                   reviewed_only: bool = False) -> list[dict[str, Any]]:
     """The pool with each reviewed entry confirmed, corrected (label, rationale) or excluded
     (moved to ``excluded_entries`` with the expert's reason); with ``reviewed_only`` the
-    entries nobody reviewed leave the pool."""
+    entries nobody reviewed move to ``excluded_entries`` too ("not reviewed"), so that no
+    sample draws them, as a ranking option either."""
     out = []
     for row in annotations:
         entries = {"rec": [], "not_rec": []}
@@ -21,7 +24,11 @@ def apply_reviews(annotations: list[dict[str, Any]], verdicts: dict[str, Verdict
             for entry in row.get(side) or []:
                 verdict = verdicts.get(item_key(row["recipe_id"], entry["condition"]))
                 if verdict is None:
-                    if not reviewed_only:
+                    if reviewed_only:
+                        excluded.append({"condition": entry["condition"],
+                                         "provenance": entry.get("provenance", []),
+                                         "reason": NOT_REVIEWED})
+                    else:
                         entries[side].append(entry)
                     continue
                 if verdict.label is None:

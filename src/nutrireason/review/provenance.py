@@ -18,7 +18,7 @@ NUTRIENT_RULES = ("nutrient_veto", "nutrient_veto_conflict", "portion_undecidabl
                   "unquantified_ingredient")
 SIDE_THRESHOLD = {"limit": "limit_min_share", "beneficial": "beneficial_min_share"}
 # Atwater factors (kcal per g) for the energy check, and how far the stated energy may stray.
-ATWATER = {"protein": 4.0, "carbohydrates": 4.0, "fat": 9.0}
+ATWATER = {"protein": 4.0, "carbohydrates": 4.0, "total_fat": 9.0}
 ENERGY_TOLERANCE = 0.25
 
 
@@ -157,10 +157,11 @@ def impossible_nutrition(per_100g: dict[str, float | None]) -> list[str]:
     """Values that cannot all be true: sugar above carbohydrate, saturated above total fat,
     or energy more than a quarter away from 4/4/9 kcal per g of its macronutrients."""
     found = []
+    per_100g = {**per_100g, "total_fat": per_100g.get("total_fat", per_100g.get("fat"))}
     sugar, carbohydrate = per_100g.get("sugar"), per_100g.get("carbohydrates")
     if sugar is not None and carbohydrate is not None and sugar > carbohydrate + 0.5:
         found.append(f"sugar {sugar:.1f} g is above carbohydrate {carbohydrate:.1f} g per 100 g")
-    saturated, fat = per_100g.get("saturated_fat"), per_100g.get("fat")
+    saturated, fat = per_100g.get("saturated_fat"), per_100g.get("total_fat")
     if saturated is not None and fat is not None and saturated > fat + 0.5:
         found.append(f"saturated fat {saturated:.1f} g is above total fat {fat:.1f} g per 100 g")
     energy = per_100g.get("calories")
