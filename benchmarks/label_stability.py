@@ -539,8 +539,9 @@ def print_fam(r: dict[str, Any]) -> None:
     print(table([[k, v] for k, v in sorted(r["transitions"].items(), key=lambda kv: -kv[1])],
                 ["transition", "entries"], "    "))
     d, k = r["instances"]["dish"], r["instances"]["rank"]
-    print(f"  FAM-Bench instances (`fam build`, default sizes and seed; sampled, so few keys "
-          f"recur): dish-level OLD {d['old']:,}, NEW {d['new']:,}, same "
+    print(f"  FAM-Bench instances (`fam build`, default sizes and seed; drawn in a fixed hash "
+          f"order, so an entry whose label is unchanged keeps its instance): dish-level OLD "
+          f"{d['old']:,}, NEW {d['new']:,}, same "
           f"{r['instances']['dish_key']} in both {d['both']:,}, label differs "
           f"{d['label_differs']:,}; comparative OLD {k['old']:,}, NEW {k['new']:,}, same "
           f"targets and four dishes in both {k['both']:,}, gold ranking differs "
