@@ -46,6 +46,7 @@ EXPECTED_COMMANDS = {
     ("review", "serve"),
     ("review", "export"),
     ("review", "stats"),
+    ("review", "add-reviewer"),
     ("human",),
     ("human", "serve"),
 }

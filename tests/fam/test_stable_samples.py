@@ -316,7 +316,7 @@ def test_a_rebuild_records_its_version_and_the_ids_that_changed(fam_pool, recipe
                                                                 tmp_path, capsys):
     pool_file, recipes = fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl"
     out = tmp_path / "bench"
-    sizes = {"dish_size": 20, "rank_size": 8}
+    sizes = {"dish_size": 20, "rank_size": 8, "log": print}
     first = build_fam(pool_file, recipes, sr28, out, **sizes)
     assert first["version"] == 1 and first["changes"] == first_build()
     assert "version 1 (first build" in capsys.readouterr().out

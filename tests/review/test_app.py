@@ -261,3 +261,53 @@ def test_review_export_never_replaces_a_folder_it_did_not_write(small_pool, tmp_
     forced = runner.invoke(app, ["review", "export", str(project), "--overwrite", *db])
     assert forced.exit_code == 0, forced.output
     assert sorted(p.name for p in project.iterdir()) == ["manifest.json", "reviews.jsonl"]
+
+
+def test_reviewer_accounts_are_added_by_command_and_required_to_serve(small_pool, tmp_path):
+    from typer.testing import CliRunner
+
+    from nutrireason.cli import app
+    from nutrireason.review.accounts import load_reviewers
+
+    runner = CliRunner()
+    db = ["--db", str(tmp_path / "reviews" / "reviews.sqlite")]
+    pool, recipes = small_pool
+    serve = ["review", "serve", "--annotations", str(pool), "--recipes", str(recipes), *db]
+    refused = runner.invoke(app, serve)
+    assert refused.exit_code == 1 and "no reviewer list" in refused.output
+    assert "review add-reviewer" in refused.output
+    for args in (["Ana Lopes"], ["Chris Ode", "--role", "adjudicator"]):
+        added = runner.invoke(app, ["review", "add-reviewer", *args, *db])
+        assert added.exit_code == 0, added.output
+    assert load_reviewers(tmp_path / "reviews") == {"Ana Lopes": "reviewer",
+                                                    "Chris Ode": "adjudicator"}
+    wrong = runner.invoke(app, ["review", "add-reviewer", "Dee", "--role", "boss", *db])
+    assert wrong.exit_code == 1 and "unknown role" in wrong.output
+    (tmp_path / "reviews" / "reviewers.yaml").write_text("reviewers:\n  - {name: Ana}\n"
+                                                        "  - {name: Ana}\n")
+    with pytest.raises(Exception, match="listed twice"):
+        load_reviewers(tmp_path / "reviews")
+
+
+def test_only_listed_reviewers_sign_in_and_an_adjudicator_sees_every_decision(small_pool,
+                                                                             tmp_path):
+    state = _state(small_pool, tmp_path)
+    client = TestClient(create_app(state))
+    page = client.get("/").text
+    assert '<option value="Chris">Chris (adjudicator)</option>' in page
+    csrf = csrf_of(page)
+    refused = client.post("/reviewer", content=f"name=Mallory&csrf={csrf}", headers=FORM)
+    assert refused.status_code == 400 and "reviewer list" in refused.text
+    for who, action in (("Ana", "confirm"), ("Ben", "correct")):
+        client.cookies.clear()
+        csrf = _signed_in(client, who)
+        client.post("/item/0", headers=FORM, content=f"csrf={csrf}&action={action}"
+                    f"&note=by+{who}")
+    assert state.disagreements() == {"pasta-bake::osteoporosis"}
+    client.cookies.clear()
+    csrf = _signed_in(client, "Chris")
+    page = client.get("/item/0").text
+    assert page.count('class="other"') == 2 and "by Ana" in page and "by Ben" in page
+    client.post("/item/0", headers=FORM, content=f"csrf={csrf}&action=confirm")
+    assert state.disagreements() == set()  # settled
+    assert state.store.decisions()[-1].role == "adjudicator"
