@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from nutrireason.errors import DataError
-from nutrireason.review.accounts import ADJUDICATOR, MAX_NAME, load_reviewers
+from nutrireason.review.accounts import ADJUDICATOR, check_name, load_reviewers
 from nutrireason.review.items import BENCHMARK, ReviewItem
 from nutrireason.review.stats import category
 from nutrireason.review.store import ReviewStore
@@ -118,12 +118,12 @@ REVIEWER_COOKIE = "nr_reviewer"
 
 
 def reviewer_name(value: str | None) -> str:
-    """A reviewer's or participant's name as stored: stripped, at most 80 characters, no
-    control characters; "" (not signed in) for anything else, wherever it is read."""
-    name = (value or "").strip()
-    if not name or len(name) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in name):
+    """A reviewer's name as stored (:func:`~.accounts.check_name`); ""
+    (not signed in) for anything else, wherever it is read."""
+    try:
+        return check_name(value or "")
+    except DataError:
         return ""
-    return name
 
 
 def _same_origin(request: Request) -> bool:
