@@ -66,7 +66,7 @@ from nutrireason.fam.foodlists import FoodLists, line_qualifiers
 from nutrireason.fam.kb import DERIVED_FROM, ConditionKB, NutrientLimit
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import standards_dir
-from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
+from nutrireason.standards.loader import RuleValue, Source, StrictModel, load_model
 
 PORTION_REASON = "portion size decisive but unavailable"
 HIDDEN_REASON = "hidden or unquantified ingredient decisive"
@@ -134,19 +134,19 @@ class Thresholds:
     lower_sodium_meal_max_mg_per_100g: float = 140.0
 
 
-class _Portion(_Strict):
+class _Portion(StrictModel):
     plausible: tuple[float, float]
     typical: tuple[float, float]
 
 
-class _Portions(_Strict):
+class _Portions(StrictModel):
     source: str
     dish: _Portion
     drink: _Portion
     condiment: _Portion
 
 
-class _Rules(_Strict):
+class _Rules(StrictModel):
     version: int
     source: Source
     limit_min_share: RuleValue

@@ -16,7 +16,7 @@ from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.fam.kb import CONCEPTS, SIDES, ConditionKB
-from nutrireason.fam.vocabulary import _pattern, read_yaml, string_list
+from nutrireason.fam.vocabulary import name_pattern, read_yaml, string_list
 from nutrireason.standards.loader import standards_dir
 
 QUALIFIER_STATE = "qual:"
@@ -165,5 +165,5 @@ def _reading(path: Path, food: str, value: Any, qualifiers: dict[str, Qualifier]
     canonicals = string_list(path, f"{where}.match.canonicals", match.get("canonicals"))
     patterns = string_list(path, f"{where}.match.description_any", match.get("description_any"))
     return FoodReading(food, frozenset(c.lower() for c in canonicals),
-                       tuple(_pattern(p) for p in patterns), frozenset(blocked), covered,
+                       tuple(name_pattern(p) for p in patterns), frozenset(blocked), covered,
                        value.get("not_in_dish"))

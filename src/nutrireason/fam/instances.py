@@ -41,7 +41,7 @@ from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import CONDITION_IDS, DERIVED_FROM, ConditionKB
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import load_standards, standards_dir
-from nutrireason.standards.loader import Number, RuleValue, Source, _Strict, load_model
+from nutrireason.standards.loader import Number, RuleValue, Source, StrictModel, load_model
 
 TASK_DISH, TASK_RANK = "fam_dish", "fam_rank"
 LETTERS = ("A", "B", "C", "D")
@@ -50,12 +50,12 @@ DISTRACTORS = ("condition_discrimination", "eligible_dish_ranking",
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 
 
-class _Share(_Strict):
+class _Share(StrictModel):
     value: Number
     source: Source
 
 
-class _BenchFile(_Strict):
+class _BenchFile(StrictModel):
     version: int
     source: Source
     dish_size: RuleValue
@@ -568,12 +568,12 @@ def distractor_plan(size: int, shares: dict[str, float], seed: int) -> list[str]
     return [plan[i] for i in order]
 
 
-class _TargetSet(_Strict):
+class _TargetSet(StrictModel):
     conditions: list[str]
     source: Source
 
 
-class _TargetFile(_Strict):
+class _TargetFile(StrictModel):
     version: int
     source: Source
     sets: list[_TargetSet]

@@ -19,7 +19,7 @@ from nutrireason.errors import DataError
 from nutrireason.paths import data_home
 from nutrireason.sources.sr28 import EXTRA_NUTRIENTS
 from nutrireason.standards import load_standards
-from nutrireason.standards.loader import Number, Source, _Strict, load_model, standards_dir
+from nutrireason.standards.loader import Number, Source, StrictModel, load_model, standards_dir
 
 # Nutrients a limit may name that the dish's own foods give, not SR28 directly: free sugars
 # (WHO 2015: the sugars of added sugars, honey, syrups, sweets and fruit juices; not the
@@ -136,7 +136,7 @@ def _distinct(values: list[str], what: str) -> list[str]:
     return values
 
 
-class Side(_Strict):
+class Side(StrictModel):
     """One side of a condition's advice: plain food names and vocabulary concepts."""
 
     foods: list[Food] = Field(default_factory=list)
@@ -153,7 +153,7 @@ class Side(_Strict):
         return _distinct(concepts, "concept")
 
 
-class NutrientLimit(_Strict):
+class NutrientLimit(StrictModel):
     """A veto from the dish's own nutrition: a ``max`` (or ``min``) per serving or per 100 g."""
 
     nutrient: str
@@ -176,13 +176,13 @@ class NutrientLimit(_Strict):
         return self.min is not None and amount < self.min
 
 
-class Reference(_Strict):
+class Reference(StrictModel):
     name: Annotated[str, Field(min_length=1)]
     url: Annotated[str, Field(pattern=r"^https?://\S+$")] | None = None
     supports: list[Supports] = Field(min_length=1)
 
 
-class ReleaseEntry(_Strict):
+class ReleaseEntry(StrictModel):
     """The FAM-Bench release's lists for one condition (``condition_rules.json``, CC BY 4.0):
     the ``<side>_foods`` and ``<side>_concepts`` fields, copied as released."""
 
@@ -201,7 +201,7 @@ DeviationSide = Literal["beneficial", "limit", "avoid", "nutrient_limits", "reco
 NUTRIENT_SIDES = ("nutrient_limits", "recommend_requires")
 
 
-class Deviation(_Strict):
+class Deviation(StrictModel):
     """One departure from the release, with why and on what authority."""
 
     change: Literal["added", "removed", "moved"]
@@ -233,7 +233,7 @@ class Deviation(_Strict):
         return self.food or self.concept or self.nutrient or ""
 
 
-class NotEvidence(_Strict):
+class NotEvidence(StrictModel):
     """A food one of a side's concepts covers that the condition's guidance does not count on
     that side: onion and garlic are vegetables, yet reflux guidance names them as triggers, so
     they are no support for a GERD recommendation (they are no evidence against it either)."""
@@ -244,7 +244,7 @@ class NotEvidence(_Strict):
     source: Source
 
 
-class ConditionKB(_Strict):
+class ConditionKB(StrictModel):
     """One condition's knowledge-base entry (``fam_kb/<id>.yaml``): the release's lists, the
     lists used, and every departure between the two (checked on load)."""
 

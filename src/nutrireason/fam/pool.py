@@ -3,9 +3,8 @@ a per-condition summary (``nutrireason fam annotate``)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,16 +100,6 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
                                                   "inputs": input_fingerprints(inputs),
                                                   "annotation": section})
     return summary | calls
-
-
-def annotation_settings(manifest: Path, keys: Iterable[str]) -> dict[str, Any] | None:
-    """The recorded ``annotation`` section of a pool reduced to ``keys`` (the settings a
-    caller compares), or None without one."""
-    try:
-        section = json.loads(manifest.read_text(encoding="utf-8")).get("annotation")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return {k: section.get(k) for k in keys} if isinstance(section, dict) else None
 
 
 def summarise(annotations: list[dict[str, Any]], conditions: list[str]) -> dict[str, Any]:

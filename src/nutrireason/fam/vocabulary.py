@@ -87,7 +87,7 @@ def own_name(canonical: str, description: str) -> str:
     return derived_name(description) or canonical
 
 
-def _pattern(text: str) -> re.Pattern[str]:
+def name_pattern(text: str) -> re.Pattern[str]:
     body = re.escape(text.lower().strip())
     if body.endswith(r"\*"):
         body = body[:-2] + r"[a-z0-9'-]*"
@@ -212,7 +212,7 @@ def _parse_rule(path: Path, index: int, raw: Any) -> Rule:
                             field=f"{where}.match", value=code)
 
     def patterns(values: list[str]) -> tuple[re.Pattern[str], ...]:
-        return tuple(_pattern(v) for v in values)
+        return tuple(name_pattern(v) for v in values)
 
     return Rule(
         index=index,

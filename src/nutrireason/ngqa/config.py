@@ -9,41 +9,41 @@ from typing import Literal
 from pydantic import Field
 
 from nutrireason.standards import standards_dir
-from nutrireason.standards.loader import Source, _Strict, load_model
+from nutrireason.standards.loader import Source, StrictModel, load_model
 
 LEVELS = ("sparse", "standard", "complex")
 TASKS = ("binary", "multi_label", "text_generation")
 
 
-class WweiaRange(_Strict):
+class WweiaRange(StrictModel):
     from_: int = Field(alias="from")
     to: int
     group: str
 
 
-class FoodUniverse(_Strict):
+class FoodUniverse(StrictModel):
     wweia_ranges: list[WweiaRange]
     recipe_groups: list[str]
     source: Source
 
 
-class Dedup(_Strict):
+class Dedup(StrictModel):
     ignore_words: list[str]
     source: Source
 
 
-class Level(_Strict):
+class Level(StrictModel):
     max_questions: int = Field(ge=0)
     rule: str
 
 
-class Questions(_Strict):
+class Questions(StrictModel):
     binary: str
     multi_label: str
     text_generation: str
 
 
-class NgqaConfig(_Strict):
+class NgqaConfig(StrictModel):
     version: int
     source: Source
     food_universe: FoodUniverse

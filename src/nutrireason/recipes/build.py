@@ -78,7 +78,7 @@ from nutrireason.recipes.state import (
 )
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
-from nutrireason.standards.loader import RuleValue, Source, _Strict, load_model
+from nutrireason.standards.loader import RuleValue, Source, StrictModel, load_model
 
 STATED_DRAINED_METHOD = "stated_drained_weight"
 
@@ -90,12 +90,12 @@ CRUSHED_BEFORE_FOOD = re.compile(r"(?i)(?<!slightly )(?<!lightly )(?<!coarsely )
                                  r"(?<!partially )\bcrushed\b(?![^(]*\))")
 
 
-class CategoryRule(_Strict):
+class CategoryRule(StrictModel):
     group: str
     keywords: list[str]
 
 
-class RecipeRules(_Strict):
+class RecipeRules(StrictModel):
     version: int
     source: Source
     min_resolved_share: RuleValue

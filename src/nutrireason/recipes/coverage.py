@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from nutrireason.standards.loader import RuleValue, Source, _Strict
+from nutrireason.standards.loader import RuleValue, Source, StrictModel
 
 WORD = re.compile(r"[a-z]+")
 
 
-class UnresolvedEnergyRules(_Strict):
+class UnresolvedEnergyRules(StrictModel):
     source: Source
     zero: list[str]
     sweetened: list[str]

@@ -15,7 +15,7 @@ import pandas as pd
 from nutrireason.recipes.match import stem
 from nutrireason.recipes.parse import CUTS, own_text
 from nutrireason.standards import standards_dir
-from nutrireason.standards.loader import Source, _Strict, load_model
+from nutrireason.standards.loader import Source, StrictModel, load_model
 
 # Line states that mean the food was cooked before it is measured.
 COOKED_STATES = {"cooked", "boiled", "roasted", "grilled", "fried", "canned"}
@@ -51,25 +51,25 @@ CANNED_GROUPS = {"1100", "1500", "1600", "0900"}  # "drained" says canned for th
 EXCLUDED = {"0300", "2100", "3600"}
 
 
-class GroupYield(_Strict):
+class GroupYield(StrictModel):
     name: str
     factor: float
     source: Source
 
 
-class CitedFactor(_Strict):
+class CitedFactor(StrictModel):
     factor: float
     source: Source
 
 
-class RenderedFood(_Strict):
+class RenderedFood(StrictModel):
     name: str
     cooked: str
     factor: float
     source: Source
 
 
-class CookingYields(_Strict):
+class CookingYields(StrictModel):
     version: int
     source: Source
     groups: dict[str, GroupYield]

@@ -970,14 +970,6 @@ def reading_tables(frame: pd.DataFrame,
     return {name: table for name, table in found.items() if table is not None}
 
 
-def build_tables(metrics: Sequence[dict[str, Any]],
-                 scores: Sequence[Iterable[SampleScore]] | None = None) -> dict[str, Table]:
-    """Every table of the runs' metrics.json (and scores.jsonl, for pooled weights)."""
-    frame = groups_frame(metrics, scores)
-    return {**ngqa_tables(frame), **fam_tables(frame, fam_pool_entries(metrics)),
-            **reading_tables(frame, metrics)}
-
-
 LATEX_TABLES = ("table3", "fam_table1", "fam_modality")
 
 

@@ -164,7 +164,7 @@ def add_security(app: FastAPI, token: str | None) -> None:
                 return Response("only URL-encoded forms are accepted", status_code=415,
                                 media_type="text/plain")
             form = parse_qs((await request.body()).decode("utf-8"), keep_blank_values=True)
-            sent, session = _one(form, "csrf"), request.cookies.get(SESSION_COOKIE) or ""
+            sent, session = form_value(form, "csrf"), request.cookies.get(SESSION_COOKIE) or ""
             if not session or not hmac.compare_digest(sent, csrf_for(session)):
                 return Response("CSRF check failed: reload the page", status_code=403,
                                 media_type="text/plain")
@@ -224,7 +224,7 @@ def create_app(state: ReviewState) -> FastAPI:
 
     @app.post("/reviewer")
     def set_reviewer(request: Request) -> Any:
-        name = reviewer_name(_one(request.state.form, "name"))
+        name = reviewer_name(form_value(request.state.form, "name"))
         if not state.role(name):
             return sign_in(request, 400, "Choose your name from the reviewer list.")
         response = RedirectResponse("/next", status_code=303)
@@ -258,7 +258,7 @@ def create_app(state: ReviewState) -> FastAPI:
         if not reviewer:
             return RedirectResponse("/", status_code=303)
         filters, decided = _filters(request.query_params, state.labels), state.decided(reviewer)
-        after = _one(request.query_params, "after")
+        after = form_value(request.query_params, "after")
         index = following(state.matching(decided, filters),
                           int(after) if after.isdigit() else None)
         if index is None:
@@ -281,13 +281,14 @@ def create_app(state: ReviewState) -> FastAPI:
         if not reviewer or not 0 <= index < len(state.items):
             return RedirectResponse("/", status_code=303)
         item, form = state.items[index], request.state.form
-        action = _one(form, "action")
+        action = form_value(form, "action")
         chosen = [i for i in _options(item) if i in form.get("ingredients", [])]
         after = {"label": None if action == "exclude" else
                  _other(item.label, state.labels) if action == "correct" else item.label,
                  "ingredients": chosen,
-                 "exclusion": (_one(form, "exclusion") or None) if action == "exclude" else None,
-                 "note": _one(form, "note")[:2000]}
+                 "exclusion": (form_value(form, "exclusion") or None)
+                 if action == "exclude" else None,
+                 "note": form_value(form, "note")[:2000]}
         filters = _filters(form, state.labels)
         try:
             state.store.save(state.benchmark, item.key, reviewer, action, item.proposed,
@@ -314,7 +315,7 @@ def create_app(state: ReviewState) -> FastAPI:
     return app
 
 
-def _one(form: Any, key: str) -> str:
+def form_value(form: Any, key: str) -> str:
     values = form.get(key) if hasattr(form, "get") else None
     if isinstance(values, list):
         return values[0] if values else ""
@@ -322,7 +323,7 @@ def _one(form: Any, key: str) -> str:
 
 
 def _filters(source: Any, labels: tuple[str, ...]) -> dict[str, str]:
-    found = {key: _one(source, key) for key in FILTERS}
+    found = {key: form_value(source, key) for key in FILTERS}
     if found["status"] not in STATUSES:
         found["status"] = "unreviewed"
     if found["label"] not in labels:

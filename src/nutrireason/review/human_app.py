@@ -20,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from nutrireason.errors import DataError
-from nutrireason.review.app import _one, add_security, templates
+from nutrireason.review.app import add_security, form_value, templates
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -57,7 +57,7 @@ def create_human_app(desk: Any, participant: str, view: Callable[[dict], dict[st
         try:
             if item is None:
                 raise DataError(None, "no item is waiting for an answer", field="item_id")
-            desk.submit(_one(form, "item_id"), answer_of(item, form))
+            desk.submit(form_value(form, "item_id"), answer_of(item, form))
         except DataError as exc:
             return page(request, 400, error=str(exc), **(shown(item) if item else {}))
         return RedirectResponse("/", status_code=303)
@@ -75,15 +75,15 @@ def answer_of(item: dict[str, Any], form: dict[str, list[str]]) -> dict[str, Any
     """The form's answer in the item's task shape (checked again by the desk)."""
     task = item.get("task")
     if task == "binary":
-        return _one(form, "answer")
+        return form_value(form, "answer")
     if task == "fam_dish":
         lines = list(item.get("dish", {}).get("ingredients") or [])
         cited = [line for line in lines if line in form.get("ingredients", [])]
-        return {"decision": _one(form, "decision"), "ingredients": cited}
+        return {"decision": form_value(form, "decision"), "ingredients": cited}
     if task == "fam_rank":
         places = {}
         for letter in LETTERS:
-            value = _one(form, f"rank-{letter}")
+            value = form_value(form, f"rank-{letter}")
             if not value.isdigit():
                 raise DataError(None, f"give dish {letter} a place", field=f"rank-{letter}",
                                 value=value or None, expected="1, 2, 3 or 4")

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from nutrireason.scoring.metrics import Table, _div
+from nutrireason.scoring.metrics import Table, safe_div
 
 DECISIONS = ("recommend", "not_recommend")
 DISH_METRICS = (
@@ -177,12 +177,12 @@ def _condition(gold: dict) -> str:
 def _f1(counts: np.ndarray) -> np.ndarray:
     """F1 from tp, fp, fn in the last axis (0 when all are 0)."""
     tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
-    return _div(2 * tp, 2 * tp + fp + fn)
+    return safe_div(2 * tp, 2 * tp + fp + fn)
 
 
 def _macro_f1(counts: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Mean per-condition F1 over the present conditions: counts (B, C, 3), present (B, C)."""
-    return _div((_f1(counts) * present).sum(axis=1), present.sum(axis=1))
+    return safe_div((_f1(counts) * present).sum(axis=1), present.sum(axis=1))
 
 
 def dish_table(pred: Sequence[Any], gold: Sequence[dict], parse_ok: Sequence[bool]) -> Table:
@@ -199,22 +199,16 @@ def dish_table(pred: Sequence[Any], gold: Sequence[dict], parse_ok: Sequence[boo
         tp, fp, fn = sums[:, 3], sums[:, 4], sums[:, 5]
         per = sums[:, _DISH_BASE:].reshape(len(sums), len(conditions), _PER_CONDITION)
         present = per[:, :, 0] > 0
-        return {"accuracy": _div(sums[:, 0], n), "recommend_rate": _div(sums[:, 1], n),
-                "unparseable_rate": _div(sums[:, 2], n),
-                "rationale_micro_precision": _div(tp, tp + fp),
-                "rationale_micro_recall": _div(tp, tp + fn),
+        return {"accuracy": safe_div(sums[:, 0], n), "recommend_rate": safe_div(sums[:, 1], n),
+                "unparseable_rate": safe_div(sums[:, 2], n),
+                "rationale_micro_precision": safe_div(tp, tp + fp),
+                "rationale_micro_recall": safe_div(tp, tp + fn),
                 "rationale_micro_f1": _f1(sums[:, 3:6]),
                 "rationale_macro_f1": _macro_f1(per[:, :, 1:4], present),
                 "rationale_micro_f1_strict": _f1(sums[:, 6:9]),
                 "rationale_macro_f1_strict": _macro_f1(per[:, :, 4:7], present)}
 
     return Table(stats, finish, {"accuracy": 0, "recommend_rate": 1, "unparseable_rate": 2})
-
-
-def dish_metrics(pred: Sequence[Any], gold: Sequence[dict],
-                 parse_ok: Sequence[bool]) -> dict[str, float]:
-    """Point values of :func:`dish_table`."""
-    return dish_table(pred, gold, parse_ok).point()
 
 
 # --------------------------------------------------------------------------- fam_rank
@@ -294,10 +288,10 @@ def rank_table(pred: Sequence[Any], gold: Sequence[dict], parse_ok: Sequence[boo
                      dtype=float).reshape(-1, 7)
 
     def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
-        return {"top1_accuracy": _div(sums[:, 0], n), "mrr": _div(sums[:, 1], n),
-                "kendall_tau": _div(sums[:, 2], n), "unparseable_rate": _div(sums[:, 3], n),
-                "ctc": _div(sums[:, 4], sums[:, 5]), "ctc_pairs": sums[:, 5].copy(),
-                "ctc_coverage": _div(sums[:, 6], n)}
+        return {"top1_accuracy": safe_div(sums[:, 0], n), "mrr": safe_div(sums[:, 1], n),
+                "kendall_tau": safe_div(sums[:, 2], n), "unparseable_rate": safe_div(sums[:, 3], n),
+                "ctc": safe_div(sums[:, 4], sums[:, 5]), "ctc_pairs": sums[:, 5].copy(),
+                "ctc_coverage": safe_div(sums[:, 6], n)}
 
     return Table(stats, finish, {"top1_accuracy": 0, "mrr": 1, "kendall_tau": 2,
                                  "unparseable_rate": 3, "ctc_coverage": 6})
@@ -341,12 +335,6 @@ def pool_table(task: str, answers: Mapping[str, Answer], ids: Sequence[str]) -> 
     chosen = [answers[item] for item in ids]
     table = dish_table if task == "fam_dish" else rank_table
     return table([a[0] for a in chosen], [a[1] for a in chosen], [a[2] for a in chosen])
-
-
-def pool_metrics(task: str, answers: Mapping[str, Answer], ids: Sequence[str]
-                 ) -> dict[str, float]:
-    """Point values of :func:`pool_table`."""
-    return pool_table(task, answers, ids).point()
 
 
 def pooled_method(method: str) -> bool:

@@ -82,7 +82,7 @@ def combine(*tables: Table) -> Table:
     return Table(stats, finish, means)
 
 
-def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den with 0 where den == 0 (scikit-learn's zero_division=0)."""
     num = np.asarray(num, dtype=float)
     den = np.asarray(den, dtype=float)
@@ -96,7 +96,7 @@ def mean_table(values: dict[str, Sequence[float] | np.ndarray]) -> Table:
         np.zeros((0, 0))
 
     def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
-        return {k: _div(sums[:, i], n) for i, k in enumerate(names)}
+        return {k: safe_div(sums[:, i], n) for i, k in enumerate(names)}
 
     return Table(stats.reshape(-1, len(names)), finish, {k: i for i, k in enumerate(names)})
 
@@ -129,8 +129,8 @@ def binary_arrays(pred: Sequence[Any], gold: Sequence[Any],
 
 def _prf_finish(sums: np.ndarray) -> dict[str, np.ndarray]:
     tp, fp, fn = sums[:, 0], sums[:, 1], sums[:, 2]
-    return {"precision": _div(tp, tp + fp), "recall": _div(tp, tp + fn),
-            "f1": _div(2 * tp, 2 * tp + fp + fn)}
+    return {"precision": safe_div(tp, tp + fp), "recall": safe_div(tp, tp + fn),
+            "f1": safe_div(2 * tp, 2 * tp + fp + fn)}
 
 
 def binary_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool]) -> Table:
@@ -140,8 +140,8 @@ def binary_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bo
                              y_true & ~y_pred, bad]).astype(float).reshape(-1, 5)
 
     def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
-        return {"accuracy": _div(sums[:, 0], n), **_prf_finish(sums[:, 1:4]),
-                "unparseable_rate": _div(sums[:, 4], n)}
+        return {"accuracy": safe_div(sums[:, 0], n), **_prf_finish(sums[:, 1:4]),
+                "unparseable_rate": safe_div(sums[:, 4], n)}
 
     return Table(stats, finish, {"accuracy": 0, "unparseable_rate": 4})
 
@@ -194,7 +194,7 @@ def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequenc
     y_true, y_pred, bad, vocab = multilabel_arrays(pred, gold, parse_ok, vocab, labels)
     inter = (y_true & y_pred).sum(axis=1)
     union = (y_true | y_pred).sum(axis=1)
-    jaccard = np.where(union == 0, 1.0, _div(inter, union)) * ~bad
+    jaccard = np.where(union == 0, 1.0, safe_div(inter, union)) * ~bad
     subset = (y_true == y_pred).all(axis=1) & ~bad
     n_labels = len(vocab)
     stats = np.hstack([(y_true & y_pred), (~y_true & y_pred), (y_true & ~y_pred),
@@ -209,15 +209,15 @@ def multilabel_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequenc
         total = support.sum(axis=1)
 
         def weighted(per_label: np.ndarray) -> np.ndarray:
-            return _div((per_label * support).sum(axis=1), total)
+            return safe_div((per_label * support).sum(axis=1), total)
 
         rest = sums[:, 3 * n_labels:]
-        return {"accuracy": _div(rest[:, 0], n),
-                "precision": weighted(_div(tp, tp + fp)),
-                "recall": weighted(_div(tp, tp + fn)),
-                "f1": weighted(_div(2 * tp, 2 * tp + fp + fn)),
-                "subset_accuracy": _div(rest[:, 1], n),
-                "unparseable_rate": _div(rest[:, 2], n)}
+        return {"accuracy": safe_div(rest[:, 0], n),
+                "precision": weighted(safe_div(tp, tp + fp)),
+                "recall": weighted(safe_div(tp, tp + fn)),
+                "f1": weighted(safe_div(2 * tp, 2 * tp + fp + fn)),
+                "subset_accuracy": safe_div(rest[:, 1], n),
+                "unparseable_rate": safe_div(rest[:, 2], n)}
 
     base = 3 * n_labels
     return Table(stats, finish, {"accuracy": base, "subset_accuracy": base + 1,
@@ -386,11 +386,11 @@ def text_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool
         stats = np.column_stack([stats, np.asarray(bertscore_f1, dtype=float)])
 
     def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
-        out = {k: _div(sums[:, i], n) for i, k in enumerate(ROUGE_TYPES)}
+        out = {k: safe_div(sums[:, i], n) for i, k in enumerate(ROUGE_TYPES)}
         out["bleu"] = bleu_from_stats(sums[:, 3:13])
-        out["unparseable_rate"] = _div(sums[:, 13], n)
+        out["unparseable_rate"] = safe_div(sums[:, 13], n)
         if extra:
-            out["bertscore_f1"] = _div(sums[:, 14], n)
+            out["bertscore_f1"] = safe_div(sums[:, 14], n)
         return out
 
     means = {k: i for i, k in enumerate(ROUGE_TYPES)} | {"unparseable_rate": 13}

