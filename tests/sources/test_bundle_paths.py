@@ -33,7 +33,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 def outside(tmp_path: Path) -> list[Path]:
     """Files named evil* anywhere under tmp_path or /tmp's top level."""
-    return [*tmp_path.rglob("evil*"), *Path("/tmp").glob("evil-issue16*")]
+    return [*tmp_path.rglob("evil*"), *Path("/tmp").glob("evil-outside*")]
 
 
 def sdist_with(path: Path, extra: list[tarfile.TarInfo]) -> Path:
@@ -67,7 +67,7 @@ def link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarIn
     "../../evil.csv",
     "toysdist-2.0/../../evil.csv",
     "toysdist-2.0/toysdist/data/sr/../../../../evil.txt",
-    "/tmp/evil-issue16.txt",
+    "/tmp/evil-outside.txt",
     "toysdist-2.0/toysdist/data/sr/..\\..\\evil.txt",
 ])
 def test_sdist_members_leading_out_are_refused_with_the_member_named(home, tmp_path, member):
@@ -80,7 +80,7 @@ def test_sdist_members_leading_out_are_refused_with_the_member_named(home, tmp_p
     assert leftovers(home) == [] and outside(tmp_path) == []
 
 
-@pytest.mark.parametrize("member", ["../../evil.csv", "/tmp/evil-issue16.csv",
+@pytest.mark.parametrize("member", ["../../evil.csv", "/tmp/evil-outside.csv",
                                     "toydata/data/../../evil.csv", "C:evil.csv"])
 def test_wheel_members_leading_out_are_refused_with_the_member_named(home, tmp_path, member):
     archive = make_wheel(downloads_path(home) / "toydata-1.0-py3-none-any.whl",

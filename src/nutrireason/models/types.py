@@ -58,8 +58,9 @@ class Message(_Model):
 class GenerationSettings(_Model):
     """Decoding settings. ``None`` leaves a value to the provider's default.
 
-    The sampling fields added later (``top_p`` ... ``min_p``) are left out of dumps while they are
-    ``None``, so requests, cache keys and manifests that do not use them read as before.
+    The optional sampling fields (``top_p`` ... ``min_p``) are left out of dumps while they are
+    ``None``, so requests, cache keys and manifests that do not use them stay the same as those
+    made without the fields.
     """
 
     temperature: float | None = Field(default=0.0, ge=0)

@@ -16,7 +16,7 @@ Rules:
   (``status: error``, ``error.kind: bad_item``, the file and line in ``error.message``,
   ``error.line``) and the run goes on; any other unexpected exception while answering one
   item is recorded the same way with ``kind: method_error``. Model-call failures are recorded
-  with their own kind, as before.
+  with their own kind.
 - **The manifest always ends with a final status**: ``complete`` (every planned sample ok),
   ``partial`` (some errors or missing samples), ``failed`` (every sample errored, or the run
   stopped on an exception: ``error`` says which) or ``interrupted`` (Ctrl-C / SIGTERM); each
