@@ -12,15 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nutrireason.interop.builds import default_build
 from nutrireason.options import REQUIRED, setting
 
-
-def default_build(benchmark: str) -> Path:
-    """Where ``nutrireason <benchmark> build`` leaves the benchmark in the data home."""
-    from nutrireason.paths import builds_dir
-    from nutrireason.schema import get_benchmark
-
-    return builds_dir() / get_benchmark(benchmark).build_dir
+__all__ = ["GraphmlExport", "HfExport", "LmEvalExport", "default_build"]
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 import networkx as nx
 
 from nutrireason.errors import DataError
-from nutrireason.interop import default_build
+from nutrireason.interop.builds import default_build
 from nutrireason.io import atomic_path
 
 

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from nutrireason import __version__
 from nutrireason.errors import DataError, MissingDependency
-from nutrireason.interop import default_build
+from nutrireason.interop.builds import default_build
 from nutrireason.io import check_target_folder, read_json_object, read_jsonl, write_folder
 from nutrireason.schema import get_benchmark
 

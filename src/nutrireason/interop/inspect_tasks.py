@@ -47,7 +47,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
-from nutrireason.interop import default_build
+from nutrireason.interop.builds import default_build
 from nutrireason.io import read_jsonl
 from nutrireason.methods.base import get_method
 from nutrireason.models.types import (

@@ -44,7 +44,7 @@ import yaml
 
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
-from nutrireason.interop import default_build
+from nutrireason.interop.builds import default_build
 from nutrireason.io import check_target_folder, write_folder
 from nutrireason.methods.base import Method, Prediction, get_method
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse

@@ -434,11 +434,6 @@ def print_power(result: dict[str, Any]) -> None:
     console.print(table)
 
 
-def plain_line(text: str) -> None:
-    """One line on stdout as written (no markup, no highlighting)."""
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
 def note(text: str, colour: str = "yellow", label: str = "note") -> None:
     """One coloured line on stderr (``note: ...``, ``error: ...``), markup escaped."""
     from rich.markup import escape

@@ -435,9 +435,8 @@ class FamBuildStage(Stage):
 
     def build(self) -> dict[str, Any]:
         from nutrireason.fam.build import build_fam
-        from nutrireason.pipeline.show import plain_line
 
         return build_fam(self.pool, self.corpus, read_sr28_bundle(), self.target,
                          dish_size=self.dish_size, rank_size=self.rank_size, seed=self.seed,
                          images=self.images, reviews=self.reviews,
-                         reviewed_only=self.reviewed_only, log=plain_line)
+                         reviewed_only=self.reviewed_only, log=print)
