@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from nutrireason.recipes.lines import expand_abbreviations, set_aside_clauses, strip_noise
-from nutrireason.recipes.parse import line_states, own_text, parse_line
+from nutrireason.recipes.parse import line_states, parse_line
 from nutrireason.recipes.schema import RecipeRecord
+from nutrireason.recipes.words import own_text
 
 
 @pytest.mark.parametrize(("text", "main", "aside", "why"), [
@@ -728,7 +729,7 @@ def test_weights_of_reviewed_names(resolver, line, grams, why):
 ])
 def test_the_map_refuses_named_grams_without_a_food_a_number_and_a_note(tmp_path, entry, key):
     from nutrireason.errors import DataError
-    from nutrireason.recipes.match import load_ingredient_map
+    from nutrireason.recipes.rules import load_ingredient_map
 
     path = tmp_path / "map.yaml"
     path.write_text(f"entries:\n  - {entry}\n", encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nutrireason.recipes.match import load_ingredient_map
+from nutrireason.recipes.rules import load_ingredient_map
 
 
 def test_every_reviewed_food_exists_with_its_description(sr28):

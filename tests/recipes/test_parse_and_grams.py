@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nutrireason.recipes.grams import convert, measure_unit
+from nutrireason.recipes.grams import measure_unit
 from nutrireason.recipes.parse import parse_line
+from nutrireason.recipes.units import convert
 
 
 @pytest.mark.parametrize(("line", "kind", "quantity", "unit_kind", "food"), [
@@ -87,7 +88,7 @@ def test_a_reviewed_override_replaces_a_wrong_sr28_portion():
 
 def test_the_map_refuses_an_override_without_a_reason(tmp_path):
     from nutrireason.errors import DataError
-    from nutrireason.recipes.match import load_ingredient_map
+    from nutrireason.recipes.rules import load_ingredient_map
 
     path = tmp_path / "map.yaml"
     path.write_text('entries:\n  - {ndb_no: "18029", description: "Bread, french", '

@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from nutrireason.recipes.match import load_ingredient_map
+from nutrireason.recipes.rules import load_ingredient_map
 from tests.conftest import real_bundle
 
 GRAMS = {"g": 1.0, "gram": 1.0, "kg": 1000.0, "oz": 28.3495, "ounce": 28.3495,

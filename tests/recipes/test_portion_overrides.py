@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nutrireason.errors import DataError
-from nutrireason.recipes.match import load_ingredient_map
+from nutrireason.recipes.rules import load_ingredient_map
 
 
 @pytest.mark.parametrize(("line", "grams", "why"), [

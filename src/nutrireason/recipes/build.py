@@ -30,7 +30,6 @@ from nutrireason.recipes.backoff import (
 from nutrireason.recipes.coverage import (
     LineEnergy,
     UnresolvedEnergy,
-    UnresolvedEnergyRules,
     energy_share,
 )
 from nutrireason.recipes.foods import recipe_foods
@@ -40,13 +39,12 @@ from nutrireason.recipes.grams import (
     NO_FALLBACK_UNITS,
     Weighed,
     Weigher,
-    convert,
     portion_words,
     small_kind_foods,
 )
 from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Match, Matcher, fold, load_ingredient_map, name_words
+from nutrireason.recipes.match import Match, Matcher, name_words
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import (
     BONELESS,
@@ -58,6 +56,7 @@ from nutrireason.recipes.parse import (
     unit_kind,
 )
 from nutrireason.recipes.proxies import PROXY_RULE, Proxy, find_proxy, load_proxies, proxy_share
+from nutrireason.recipes.rules import RecipeRules, load_ingredient_map, load_recipe_rules
 from nutrireason.recipes.schema import (
     RecipeNutrition,
     RecipeRecord,
@@ -76,9 +75,10 @@ from nutrireason.recipes.state import (
     StateResolver,
     load_cooking_yields,
 )
+from nutrireason.recipes.units import convert
+from nutrireason.recipes.words import fold
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
-from nutrireason.standards.loader import RuleValue, Source, StrictModel, load_model
 
 STATED_DRAINED_METHOD = "stated_drained_weight"
 
@@ -88,35 +88,6 @@ CRISP_GROUPS = {"0800", "1800", "2500"}
 # "crushed" (not "slightly crushed") before the food: measured after crushing.
 CRUSHED_BEFORE_FOOD = re.compile(r"(?i)(?<!slightly )(?<!lightly )(?<!coarsely )"
                                  r"(?<!partially )\bcrushed\b(?![^(]*\))")
-
-
-class CategoryRule(StrictModel):
-    group: str
-    keywords: list[str]
-
-
-class RecipeRules(StrictModel):
-    version: int
-    source: Source
-    min_resolved_share: RuleValue
-    max_line_grams: RuleValue
-    max_quantity_mass_g: RuleValue
-    max_quantity_cups: RuleValue
-    max_quantity_items: RuleValue
-    max_spice_line_grams: RuleValue
-    max_total_grams: RuleValue
-    max_energy_density: RuleValue
-    serving_energy: RuleValue
-    min_serving_energy: RuleValue
-    published_ratio: RuleValue
-    min_total_grams: RuleValue
-    min_match_score: RuleValue
-    nutrient_coverage: RuleValue
-    packet_grams: RuleValue
-    can_grams: RuleValue
-    frying_oil_grams: RuleValue
-    unresolved_energy: UnresolvedEnergyRules
-    categories: list[CategoryRule]
 
 
 def no_carbohydrate_no_sugar(nutrients: pd.DataFrame) -> dict[str, dict[str, float]]:
@@ -242,11 +213,6 @@ RULE_FILES = ("ingredient_map.yaml", "recipes.yaml", "nutrients.yaml", "cooking_
 def build_inputs(corpus_file: Path) -> list[Path]:
     """The files a recipe build reads: the corpus and the standards it applies."""
     return [corpus_file, *(standards_dir() / name for name in RULE_FILES)]
-
-
-def load_recipe_rules(path: Path | None = None) -> RecipeRules:
-    """``standards/data/recipes.yaml``."""
-    return load_model(path or standards_dir() / "recipes.yaml", RecipeRules)
 
 
 # Line states a reviewed name may hold: the reviewer chose the entry for the name as a whole.

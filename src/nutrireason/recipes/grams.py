@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 import pandas as pd
-import pint
 
 from nutrireason.recipes.backoff import EXAMPLE
 from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine
+from nutrireason.recipes.units import SLICER_TO_PINT, convert
 
 # SR28 Msre_Desc first words -> pint unit names
 MEASURE_UNITS = {"cup": "cup", "cups": "cup", "tbsp": "tablespoon", "tablespoon": "tablespoon",
@@ -19,7 +18,6 @@ MEASURE_UNITS = {"cup": "cup", "cups": "cup", "tbsp": "tablespoon", "tablespoon"
                  "ml": "milliliter", "liter": "liter", "l": "liter", "quart": "quart",
                  "pint": "pint", "gallon": "gallon", "oz": "ounce", "lb": "pound",
                  "g": "gram", "kg": "kilogram"}
-SLICER_TO_PINT = {"fluid ounce": "fluid_ounce"}
 SIZE_WORDS = ("medium", "large", "small", "extra large", "jumbo")
 # Count units that hold an amount of their own: weighed only by a portion that names them
 # (another portion, a glass of water for "3 ice cubes" or a sprig for "1 bunch", is another
@@ -56,23 +54,6 @@ UNIT_SYNONYMS = {"rib": ("stalk",), "ribs": ("stalk",), "envelope": ("packet",),
 ONE_PER_PACKAGE = ("cake", "pie")
 WHOLE_ITEM_WORDS = ("loaf",)
 PACKAGE_UNITS = {"package", "packages", "box", "boxes"}
-
-
-@lru_cache(maxsize=1)
-def _units() -> pint.UnitRegistry:
-    return pint.UnitRegistry()
-
-
-@lru_cache(maxsize=1024)
-def _factor(unit: str, target: str) -> float:
-    registry = _units()
-    source = SLICER_TO_PINT.get(unit, unit)
-    return float((1 * registry(source)).to(registry(target)).magnitude)
-
-
-def convert(quantity: float, unit: str, target: str) -> float:
-    """``quantity`` in ``unit`` expressed in ``target`` (pint unit names)."""
-    return quantity * _factor(unit, target)
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ OR_WITH_AMOUNT = re.compile(rf"(?i)\s+or\s+(?:(?![\d/])|(?=[\d/. ]+\s*(?:{_ALTER
 
 @lru_cache(maxsize=1)
 def _reviewed_names() -> frozenset[str]:
-    from nutrireason.recipes.match import load_ingredient_map  # match imports parse
+    from nutrireason.recipes.rules import load_ingredient_map
 
     return frozenset(load_ingredient_map().names)
 

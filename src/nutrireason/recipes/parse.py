@@ -25,7 +25,9 @@ from nutrireason.recipes.lines import (
     prepare,
     strip_noise,
 )
-from nutrireason.recipes.match import PORTION_UNITS, fold
+from nutrireason.recipes.rules import load_recipe_rules
+from nutrireason.recipes.units import convert
+from nutrireason.recipes.words import LATER_ALTERNATIVE, PORTION_UNITS, fold, own_text
 from nutrireason.workers import end_with_parent
 
 MASS_UNITS = {"gram", "kilogram", "milligram", "ounce", "pound"}
@@ -91,8 +93,6 @@ PATTED_DRY = re.compile(r"\b(?:rinsed|washed|cleaned|patted)\s+(?:and\s+)?(?:pat
 def max_quantity() -> dict[str, float]:
     """The largest plausible quantity per unit kind (grams, cups, items), from
     ``standards/data/recipes.yaml``."""
-    from nutrireason.recipes.build import load_recipe_rules  # build imports this module
-
     rules = load_recipe_rules()
     return {"mass": rules.max_quantity_mass_g.value, "volume": rules.max_quantity_cups.value,
             "count": rules.max_quantity_items.value}
@@ -560,7 +560,6 @@ NEGATED_QUALIFIER = re.compile(r"\b(?:not|rather than|instead of|never)\s+(?:a\s
 # A qualifier of a later alternative ("all-purpose flour or a gluten-free blend") does not count.
 # A later alternative runs to the next comma: what follows is said of the food used ("dhal or
 # other lentils, cooked but not drained" is cooked).
-LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s[^,;]*")
 # A state the line negates ("not drained", "do not peel"): not the food's state.
 NEGATED = re.compile(r"\b(?:not|never)\s+(?:be\s+)?[a-z]+")
 
@@ -596,18 +595,6 @@ def qualifier_text(lowered: str) -> str:
     return text
 
 
-def own_text(text: str) -> str:
-    """The lower-cased line without what describes other foods than the one used: later "or"
-    alternatives outside parentheses ("top sirloin or tenderloin"), "(or frozen)", and
-    parentheticals listing choices ("(beef, pork, turkey, plant based)"); "pre-cooked" reads
-    as cooked."""
-    lowered = re.sub(r"\bpre-?cooked\b|\bpar-?cooked\b", "cooked", text.lower())
-    lowered = re.sub(r"\(\s*or\b[^)]*\)|\([^()]*,[^()]*,[^()]*\)", " ", lowered)
-    outside = re.sub(r"\([^)]*\)", " ", lowered)
-    if LATER_ALTERNATIVE.search(outside):
-        inside = " ".join(re.findall(r"\([^)]*\)", lowered))
-        lowered = LATER_ALTERNATIVE.sub(" ", outside) + " " + inside
-    return lowered
 
 
 # "2 cans", "½ can", "1 (15 oz) can": an amount, then a can or tin (unicode fractions too).
@@ -679,8 +666,6 @@ def _can_size(grams: float) -> bool:
 
 def implausible_quantity(quantity: float, kind: str, unit: str | None) -> str | None:
     """A quantity beyond any recipe line for its kind of unit (grams for mass units)."""
-    from nutrireason.recipes.grams import convert  # grams imports this module
-
     amount = quantity
     if kind == "mass":
         amount = convert(quantity, unit, "gram")

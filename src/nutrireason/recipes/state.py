@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from nutrireason.recipes.match import stem
-from nutrireason.recipes.parse import CUTS, own_text
+from nutrireason.recipes.parse import CUTS
+from nutrireason.recipes.words import own_text
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import Source, StrictModel, load_model
 
