@@ -557,9 +557,6 @@ CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "ten
 # A qualifier the line rules out ("(not low-fat)", "instead of reduced-fat") does not count.
 NEGATED_QUALIFIER = re.compile(r"\b(?:not|rather than|instead of|never)\s+(?:a\s+|the\s+)?"
                                r"[a-z]+[- ]?[a-z]+")
-# A qualifier of a later alternative ("all-purpose flour or a gluten-free blend") does not count.
-# A later alternative runs to the next comma: what follows is said of the food used ("dhal or
-# other lentils, cooked but not drained" is cooked).
 # A state the line negates ("not drained", "do not peel"): not the food's state.
 NEGATED = re.compile(r"\b(?:not|never)\s+(?:be\s+)?[a-z]+")
 

@@ -11,6 +11,9 @@ PORTION_UNITS = {"breast", "thigh", "drumstick", "wing", "fillet", "filet", "ste
                  "leg", "loin", "rib", "stalk", "head", "ear", "roll", "bun", "bagel", "muffin",
                  "biscuit", "cookie", "cracker", "patty", "link"}
 
+# A qualifier of a later alternative ("all-purpose flour or a gluten-free blend") does not count.
+# A later alternative runs to the next comma: what follows is said of the food used ("dhal or
+# other lentils, cooked but not drained" is cooked).
 LATER_ALTERNATIVE = re.compile(r"\s(?:or|and/or)\s[^,;]*")
 
 
