@@ -60,8 +60,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
                            "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",
                            "review"}),
-    # the review app reads the FAM pool and writes the reviews file fam/ reads back
-    "review": LEAVES | {"standards", "fam"},
+    # the review app reads the FAM pool and the NGQA build (its evidence tables) and writes
+    # the reviews file both builds read back
+    "review": LEAVES | {"standards", "fam", "ngqa"},
     # adapters for other tools (datasets, inspect_ai, lm-eval): read builds, reuse the methods
     # and scoring; never the CLI, the pipeline or the report
     "interop": LEAVES | {"standards", "models", "ngqa", "fam", "methods", "runs", "scoring"},

@@ -163,9 +163,14 @@ class _Rules(StrictModel):
     lower_sodium_meal_max_mg_per_100g: RuleValue
 
 
+def load_rule_file(path: Path | None = None) -> _Rules:
+    """The packaged (or given) ``fam_rules.yaml`` as written: each amount with its source."""
+    return load_model(path or standards_dir() / "fam_rules.yaml", _Rules)
+
+
 def load_thresholds(path: Path | None = None) -> Thresholds:
     """The packaged (or given) ``fam_rules.yaml``."""
-    rules = load_model(path or standards_dir() / "fam_rules.yaml", _Rules)
+    rules = load_rule_file(path)
     portions = {kind: Portion(ranges.plausible, ranges.typical)
                 for kind in DEFAULT_PORTIONS for ranges in [getattr(rules.portions, kind)]}
     return Thresholds(rules.limit_min_share.value, rules.beneficial_min_share.value,

@@ -26,7 +26,7 @@ from nutrireason.errors import DataError
 from nutrireason.review.accounts import ADJUDICATOR, check_name, load_reviewers
 from nutrireason.review.items import BENCHMARK, ReviewItem
 from nutrireason.review.stats import category
-from nutrireason.review.store import ReviewStore
+from nutrireason.review.store import ReviewStore, latest_of
 from nutrireason.reviewfile import EXCLUSION_REASONS, LABELS
 
 HERE = Path(__file__).parent
@@ -67,9 +67,9 @@ class ReviewState:
                 if who == reviewer}
 
     def on_item(self, key: str) -> list[Any]:
-        """Every reviewer's last decision on one entry, oldest first."""
-        return sorted((d for (item, _), d in self.store.latest(self.benchmark).items()
-                       if item == key), key=lambda d: (d.at, d.id))
+        """Every reviewer's last decision on one entry, oldest first (read for it alone)."""
+        latest = latest_of(self.store.decisions(self.benchmark, item=key))
+        return sorted(latest.values(), key=lambda d: (d.at, d.id))
 
     def disagreements(self) -> set[str]:
         """Entries the reviewers decided differently that no adjudicator has settled."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -47,20 +48,20 @@ class ReviewItem:
     serving_note: str = ""
     kb: Any = None  # the condition's knowledge-base entry (FAM-Bench), for list sources
 
-    @property
+    @cached_property
     def rules(self) -> list[Any]:
         """The rule hits with value, threshold and source (:mod:`.provenance`)."""
         from nutrireason.review.provenance import rule_rows
 
         return rule_rows(list(self.provenance), self.kb) if self.benchmark == BENCHMARK else []
 
-    @property
+    @cached_property
     def notes(self) -> list[str]:
         from nutrireason.review.provenance import provenance_notes
 
         return provenance_notes(list(self.provenance)) if self.benchmark == BENCHMARK else []
 
-    @property
+    @cached_property
     def impossible(self) -> list[str]:
         from nutrireason.review.provenance import impossible_nutrition
 

@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.ngqa.evidence import (
+    FOOD_TAG_COLUMNS,
+    FOOD_TAGS,
+    USER_MEASURE_COLUMNS,
+    USER_MEASURES,
+)
 from nutrireason.review.items import ReviewItem
 from nutrireason.reviewfile import item_key
 
 LINKS = ("match", "contradict", "need")
-FOOD_TAGS = "food_tags.parquet"
-USER_MEASURES = "user_measures.parquet"
-FOOD_TAG_COLUMNS = ("food_id", "tag", "nutrient", "value", "unit", "comparator", "threshold",
-                    "source")
-USER_MEASURE_COLUMNS = ("user_id", "condition", "measure", "value", "unit", "comparator",
-                        "threshold", "source", "definition")
 COMPARATORS = {"<=": "at most", ">=": "at least"}
 REBUILD = "a folder written by `nutrireason ngqa build` (build it again with this version)"
 
@@ -122,7 +122,7 @@ def _user_measures(path: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     return measures
 
 
-def _read(path: Path, columns: tuple[str, ...]) -> list[dict[str, Any]]:
+def _read(path: Path, columns: list[str]) -> list[dict[str, Any]]:
     import pandas as pd
 
     if not path.is_file():

@@ -50,14 +50,12 @@ class RuleSources:
 @lru_cache(maxsize=1)
 def rule_sources() -> RuleSources:
     """The packaged ``fam_rules.yaml`` amounts with their sources (read once)."""
-    from nutrireason.io import parse_yaml, read_text_utf8
-    from nutrireason.standards.loader import standards_dir
+    from nutrireason.fam.annotate import load_rule_file
+    from nutrireason.standards.loader import RuleValue
 
-    data = parse_yaml(read_text_utf8(standards_dir() / "fam_rules.yaml", "rules"))
-    found = {name: entry for name, entry in data.items()
-             if isinstance(entry, dict) and "value" in entry and "source" in entry}
-    return RuleSources({name: float(entry["value"]) for name, entry in found.items()},
-                       {name: str(entry["source"]) for name, entry in found.items()})
+    found = {name: entry for name, entry in load_rule_file() if isinstance(entry, RuleValue)}
+    return RuleSources({name: float(entry.value) for name, entry in found.items()},
+                       {name: str(entry.source) for name, entry in found.items()})
 
 
 def list_source(condition: Any, side: str, kind: str, name: str) -> str:

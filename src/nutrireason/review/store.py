@@ -93,12 +93,14 @@ class ReviewStore:
         return Decision(int(cursor.lastrowid), benchmark, item, reviewer.strip(), at, action,
                         before, after, role)
 
-    def decisions(self, benchmark: str | None = None) -> list[Decision]:
-        """Every decision not undone, oldest first."""
-        query = f"SELECT {COLUMNS} FROM decisions WHERE undone = 0"
-        rows = self._db.execute(query + (" AND benchmark = ?" if benchmark else "") +
-                                " ORDER BY id", (benchmark,) if benchmark else ()).fetchall()
-        return [_decision(row) for row in rows]
+    def decisions(self, benchmark: str | None = None, item: str | None = None
+                  ) -> list[Decision]:
+        """Every decision not undone (of one benchmark, of one entry), oldest first."""
+        where = {"benchmark": benchmark, "item": item}
+        asked = {column: value for column, value in where.items() if value}
+        query = f"SELECT {COLUMNS} FROM decisions WHERE undone = 0" + \
+            "".join(f" AND {column} = ?" for column in asked) + " ORDER BY id"
+        return [_decision(row) for row in self._db.execute(query, tuple(asked.values()))]
 
     def undo_last(self, benchmark: str, reviewer: str) -> Decision | None:
         """Mark the reviewer's last decision (not yet undone) undone; returns it, or None when
