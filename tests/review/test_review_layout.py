@@ -157,6 +157,7 @@ def test_revisit_confirm_keys_skip_and_undo(served, browser):
     assert confirmed.after["ingredients"] == saved.after["ingredients"]
     assert confirmed.after["note"] == "the sauce carries the sodium"
     # undo restores the previous decision (the rationale edit) and shows its entry
+    tab.wait_for_load_state("load")  # a key pressed before review.js has run is lost
     tab.keyboard.press("u")
     expect(tab.locator("#entry")).to_have_attribute("data-key", key)
     restored = state.decided("Eli")[key]
@@ -169,12 +170,14 @@ def test_revisit_confirm_keys_skip_and_undo(served, browser):
     for _ in range(3):
         seen.append(tab.get_attribute("#entry", "data-key"))
         assert tab.inner_text("#condition") == condition
+        tab.wait_for_load_state("load")
         tab.keyboard.press("j")
         expect(tab.locator("#entry")).not_to_have_attribute("data-key", seen[-1])
     wanted = [item.key for item in state.items if item.condition == condition]
     assert seen == wanted[:3]
     # exclude needs a reason first: "x" focuses the reason list and saves nothing
     before = len(state.store.decisions())
+    tab.wait_for_load_state("load")
     tab.keyboard.press("x")
     assert tab.evaluate("document.activeElement.id") == "exclusion"
     assert len(state.store.decisions()) == before
