@@ -14,9 +14,10 @@ From the annotation pool and the resolved recipes:
   excluded entry (annotator's or expert's) for a target: it is Rec, NotRec or neutral for each.
 
 Sampling is stable: every pick is "the candidate with the smallest hash" (:func:`stable_key`, a
-sha256 of the seed, the slot and the candidate), never a draw from a shared random stream. A
-label changed for one (recipe, condition) entry therefore moves only the instances that hold it
-(and the ones drawn in their place), not the rest of the sample.
+sha256 of the seed, the slot and the candidate), never a draw from a shared random stream, and
+the dish-level draw reads the annotation's labels, not the experts'. A label an expert changed
+for one (recipe, condition) entry therefore changes only the instances that hold it, not the
+rest of the sample; an excluded entry's instance gives its place to the next entry in order.
 
 Every instance carries ``evidence``: the recipe's weighed, canonical ingredients with the
 nutrients the knowledge base's vetoes read, and its nutrition, so the rule-based reference method
@@ -39,6 +40,7 @@ from nutrireason.fam.annotate import Ingredient, recipe_ingredients
 from nutrireason.fam.dish import DishProfile, dish_profile
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import CONDITION_IDS, DERIVED_FROM, ConditionKB
+from nutrireason.fam.reviews import ANNOTATED
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import load_standards, standards_dir
 from nutrireason.standards.loader import Number, RuleValue, Source, StrictModel, load_model
@@ -97,7 +99,9 @@ def load_bench_config(path: Path | None = None) -> BenchConfig:
 class Dish:
     """One annotated, resolved recipe ready to become an option or a dish-level instance.
     ``excluded``: the conditions whose entry the annotator or the experts excluded (no side,
-    and not neutral either: the dish is never an option for a target among them)."""
+    and not neutral either: the dish is never an option for a target among them).
+    ``annotated``: the side the rule-grounded annotation gave each entry, before any expert
+    decision (the experts' excluded entries included); the dish-level draw reads it."""
 
     recipe_id: str
     standing: Standing
@@ -108,6 +112,11 @@ class Dish:
     image: str | None = None
     images_root: str | None = None
     excluded: frozenset[str] = frozenset()
+    annotated: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.annotated:
+            self.annotated = dict(self.standing.side)
 
     def option_for(self, targets: Iterable[str]) -> bool:
         """The dish can be an option for ``targets``: no target is an excluded entry (each
@@ -257,8 +266,22 @@ def pool_dishes(annotations: Iterable[dict[str, Any]], recipes: Iterable[dict[st
             _lines(recipe, items),
             find_image(recipe_id, recipe["record"], images),
             str(images.resolve()) if images is not None else None,
-            frozenset(e["condition"] for e in annotation.get("excluded_entries") or []))
+            frozenset(e["condition"] for e in annotation.get("excluded_entries") or []),
+            annotated_sides(annotation))
     return dict(sorted(dishes.items()))
+
+
+def annotated_sides(annotation: dict[str, Any]) -> dict[str, str]:
+    """Condition -> the side the rule-grounded annotation gave the entry (an expert's
+    correction or exclusion records it as ``annotated_side``)."""
+    sides = {"rec": REC, "not_rec": NOT_REC}
+    out = {}
+    for key in ("rec", "not_rec", "excluded_entries"):
+        for entry in annotation.get(key) or []:
+            side = entry.get(ANNOTATED, key)
+            if side in sides:
+                out[entry["condition"]] = sides[side]
+    return dict(sorted(out.items()))
 
 
 # --------------------------------------------------------------------------- dish-level
@@ -339,11 +362,14 @@ def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int
     no condition with less than ``minority_share`` of either label (a condition short of one
     label gets fewer instances, the rest go to others). Each (condition, label) pool gives its
     first entries in :func:`dish_order`, and the instances come in that order too, with ids
-    :func:`dish_instance_id`: relabelling or excluding one entry moves only its own instance
-    (the next entry in order takes the place) unless the quotas move."""
+    :func:`dish_instance_id`.
+
+    Pools and quotas are the annotation's (:attr:`Dish.annotated`), the gold is the reviewed
+    side: an expert's correction changes the gold of that entry's instance and nothing else;
+    an excluded entry is passed over (the next entry of its pool takes the place)."""
     sides: dict[str, dict[str, list[str]]] = {c: {REC: [], NOT_REC: []} for c in conditions}
     for recipe_id, dish in dishes.items():
-        for condition, side in dish.standing.side.items():
+        for condition, side in dish.annotated.items():
             if condition in sides:
                 sides[condition][side].append(recipe_id)
     quotas = water_fill(size, {c: balanced_cap(len(s[REC]), len(s[NOT_REC]), minority_share)
@@ -353,11 +379,13 @@ def dish_instances(dishes: dict[str, Dish], conditions: Sequence[str], size: int
     chosen: list[tuple[str, str, str]] = []
     for condition in conditions:
         for side, count in ((REC, recs[condition]), (NOT_REC, quotas[condition] - recs[condition])):
-            ranked = sorted(sides[condition][side],
+            ranked = sorted((rid for rid in sides[condition][side]
+                             if condition in dishes[rid].standing.side),
                             key=lambda rid, c=condition: dish_order(seed, rid, c))
-            chosen += [(rid, condition, side) for rid in ranked[:count]]
-    chosen.sort(key=lambda entry: dish_order(seed, entry[0], entry[1]))
-    items = [_dish_item(dishes[rid], condition, side, labels) for rid, condition, side in chosen]
+            chosen += [(rid, condition) for rid in ranked[:count]]
+    chosen.sort(key=lambda entry: dish_order(seed, *entry))
+    items = [_dish_item(dishes[rid], condition, dishes[rid].standing.side[condition], labels)
+             for rid, condition in chosen]
     _check_unique(items)
     return items
 

@@ -8,6 +8,10 @@ from typing import Any
 from nutrireason.reviewfile import Verdict, item_key
 
 NOT_REVIEWED = "not reviewed (--reviewed-only)"
+# The side ("rec" or "not_rec") the rule-grounded annotation gave a reviewed entry: the samples
+# are drawn on it, so that a correction changes the gold of the instances holding the entry and
+# nothing else (:func:`nutrireason.fam.instances.dish_instances`).
+ANNOTATED = "annotated_side"
 
 
 def apply_reviews(annotations: list[dict[str, Any]], verdicts: dict[str, Verdict],
@@ -15,7 +19,8 @@ def apply_reviews(annotations: list[dict[str, Any]], verdicts: dict[str, Verdict
     """The pool with each reviewed entry confirmed, corrected (label, rationale) or excluded
     (moved to ``excluded_entries`` with the expert's reason); with ``reviewed_only`` the
     entries nobody reviewed move to ``excluded_entries`` too ("not reviewed"), so that no
-    sample draws them, as a ranking option either."""
+    sample draws them, as a ranking option either. Every reviewed entry, kept or excluded,
+    records the side the annotation gave it (``annotated_side``)."""
     out = []
     for row in annotations:
         entries = {"rec": [], "not_rec": []}
@@ -31,14 +36,16 @@ def apply_reviews(annotations: list[dict[str, Any]], verdicts: dict[str, Verdict
                     else:
                         entries[side].append(entry)
                     continue
+                annotated = entry.get(ANNOTATED, side)
                 if verdict.label is None:
                     excluded.append({"condition": entry["condition"],
                                      "provenance": entry.get("provenance", []),
-                                     "reason": f"expert: {verdict.exclusion}"})
+                                     "reason": f"expert: {verdict.exclusion}",
+                                     ANNOTATED: annotated})
                     continue
                 target = "rec" if verdict.label == "Rec" else "not_rec"
                 entries[target].append({**entry, "ingredients": list(verdict.ingredients),
-                                        "reviewed": True})
+                                        "reviewed": True, ANNOTATED: annotated})
         out.append({**row, "rec": _ordered(entries["rec"]),
                     "not_rec": _ordered(entries["not_rec"]), "excluded_entries": excluded})
     return out
