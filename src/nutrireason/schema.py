@@ -248,26 +248,44 @@ class MetricColumn(NamedTuple):
     percent: bool = False  # shown as a percentage (FAM-Bench Table 1)
 
 
+# The shapes an answer can take. A task declares one (:attr:`TaskSpec.answer`); how an answer
+# of that shape is read, checked against the gold, scored and asked of a person is decided by
+# the shape, so no module outside a benchmark's own package names its tasks.
+ANSWER_KINDS = {
+    "yes_no": "Yes or No",
+    "tag_set": "a set of labels from the benchmark's vocabulary",
+    "sentence": "Yes or No and the reasons, in one sentence",
+    "decision": "recommend or not_recommend, with the ingredients that decide it",
+    "ranking": "the option letters from best to worst",
+}
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One task of a benchmark.
 
     ``name`` is what records carry (``meta.task``); ``option`` what ``--task`` takes; ``file``
-    the item file's name inside a build (``{level}`` is replaced by the level); ``scorer`` the
-    key of the metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings;
+    the item file's name inside a build (``{level}`` is replaced by the level); ``answer`` the
+    shape of its answers (:data:`ANSWER_KINDS`), which picks the rules that read them and the
+    metric table in :mod:`nutrireason.scoring`; ``aliases`` other ``--task`` spellings;
     ``clusters`` the meta keys whose value groups samples that are not independent (NGQA: the
     user, or the food; FAM-Bench: the recipe, or a ranking item's dish set), default first.
     The report's layout of the task comes from here too: its paper-table ``columns`` under
     ``table_title``; ``headline``, the metric a task is compared on across inputs (headed
     ``headline_label``) and against ``human_paper``, the paper's human baseline; ``shown``, the
-    per-sample values (scores.jsonl) the HTML report shows beside each outcome.
+    per-sample values (scores.jsonl) the HTML report shows beside each outcome. What the
+    methods need: ``answer_format``, a well-formed answer in words (what the answer extractor
+    asks for); ``prompt_note``, the line a prompt ends with; ``question``, the question of an
+    item in one line, for a reader who sees only the final answer; ``scored_call``, which of a
+    multi-call method's replies holds the answer (``first`` or ``last``). ``pooled``: the
+    paper's table pools the task over a model's input variants (FAM-Bench Table 1).
     """
 
     name: str
     option: str
     label: str
     file: str
-    scorer: str
+    answer: str
     short: str = ""
     aliases: tuple[str, ...] = ()
     item_model: type[BaseModel] | None = None  # the fields an item of this task carries
@@ -280,6 +298,21 @@ class TaskSpec:
     # The record meta keys that name the unit a task's samples cluster in (the first is the
     # default of `score`), for clustered intervals, `compare` and `power`.
     clusters: tuple[str, ...] = ()
+    answer_format: str = ""
+    prompt_note: str = ""
+    question: Callable[[dict[str, Any]], str] | None = None
+    scored_call: Literal["first", "last"] = "last"
+    pooled: bool = False
+
+    def __post_init__(self) -> None:
+        if self.answer not in ANSWER_KINDS:
+            raise NutriReasonError(f"task {self.name!r} declares the answer {self.answer!r}; "
+                                   f"one of {', '.join(ANSWER_KINDS)}")
+
+    def item_question(self, item: dict[str, Any]) -> str:
+        """The question of ``item`` in one line (its ``question`` field where the task has no
+        ``question`` function)."""
+        return self.question(item) if self.question else str(item.get("question") or "")
 
 
 @dataclass(frozen=True)
@@ -291,6 +324,7 @@ class BenchmarkSpec:
     build_dir: str  # the build's folder under the data home's ``builds/``
     tasks: tuple[TaskSpec, ...]
     levels: tuple[str, ...] = ()
+    default_level: str = ""  # the level commands use when none is given
     level_labels: dict[str, str] = field(default_factory=dict)
     meta_keys: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()  # an answer vocabulary (NGQA's tags), in answer order
@@ -393,6 +427,18 @@ def spec_for_task(task: str) -> tuple[BenchmarkSpec, TaskSpec] | None:
         return None
     spec = get_benchmark(owner)
     return spec, next(t for t in spec.tasks if t.name == task)
+
+
+def task_spec(task: str) -> TaskSpec | None:
+    """The spec of the registered task whose records carry ``meta.task == task``, or None."""
+    found = spec_for_task(task)
+    return found[1] if found else None
+
+
+def answer_kind(task: str) -> str | None:
+    """The answer shape of a registered task (:data:`ANSWER_KINDS`), or None."""
+    found = task_spec(task)
+    return found.answer if found else None
 
 
 def check_item(item: dict[str, Any]) -> None:

@@ -11,11 +11,12 @@ from itertools import islice
 import pytest
 
 from nutrireason.methods.base import get_method
-from nutrireason.methods.ngqa_prompts import NOTES, TOG_PROMPT
+from nutrireason.methods.ngqa_prompts import TOG_PROMPT
 from nutrireason.methods.tog import TogMethod, parse_choices, parse_sufficient, tog_call_bounds
 from nutrireason.models.retry import RetryPolicy
 from nutrireason.models.scripted import ScriptedBackend, register
 from nutrireason.models.types import ChatRequest, GenerationSettings
+from nutrireason.ngqa.spec import NOTES
 from nutrireason.paths import builds_dir
 from nutrireason.runs.engine import CallProxy
 

@@ -6,6 +6,7 @@ the condition ids come from the knowledge base (:mod:`nutrireason.fam.kb`).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -39,7 +40,8 @@ def split_method_name(name: str) -> tuple[str, str]:
 
 
 class DishItem(BaseModel):
-    """One dish-level item (``dish.jsonl``): a recipe judged for one condition."""
+    """One dish-level item (``dish.jsonl``): a recipe judged for one condition. The fields are
+    the exported columns, in order."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -51,10 +53,23 @@ class DishItem(BaseModel):
     recipe_id: str
     dish: dict[str, Any]
     gold: dict[str, Any]
+    evidence: dict[str, Any] | None = None
+    image: str | None = None
+    images_root: str | None = None
+
+
+class OptionImages(BaseModel):
+    """A ranking item's image per option letter (None: no image)."""
+
+    A: str | None = None
+    B: str | None = None
+    C: str | None = None
+    D: str | None = None
 
 
 class RankItem(BaseModel):
-    """One comparative item (``rank.jsonl``): four dishes ranked for a set of conditions."""
+    """One comparative item (``rank.jsonl``): four dishes ranked for a set of conditions. The
+    fields are the exported columns, in order."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -66,6 +81,9 @@ class RankItem(BaseModel):
     recipe_ids: dict[str, str]
     dishes: dict[str, Any]
     gold: dict[str, Any]
+    evidence: dict[str, Any] | None = None
+    images: OptionImages | None = None
+    images_root: str | None = None
 
 
 # Table 1's columns per task: (metric, label, shown as a percentage), in the paper's order
@@ -81,24 +99,48 @@ RANK_COLUMNS = tuple(MetricColumn(*column) for column in (
     ("unparseable_rate", "Unparseable", True)))
 # The human baselines are FAM-Bench Figure 4 (non-expert humans, 100 held-out items).
 
+DISH_FORMAT = 'JSON {"decision": "recommend" or "not_recommend"}'
+RANK_FORMAT = ('JSON {"ranking": ["<letter>", ...]} with the dish letters from most to least '
+               "suitable, as far as the answer places them")
+
+
+def dish_question(item: dict[str, Any]) -> str:
+    """A dish-level item's question in one line: the dish's title and the condition."""
+    labels = ", ".join(item.get("condition_labels") or [])
+    title = (item.get("dish") or {}).get("title", "")
+    return f"Is the dish {title!r} suitable for someone managing {labels}?"
+
+
+def rank_question(item: dict[str, Any]) -> str:
+    """A ranking item's question in one line: the conditions and the four dishes' titles."""
+    titles = {k: v.get("title") for k, v in (item.get("dishes") or {}).items()}
+    labels = ", ".join(item.get("condition_labels") or [])
+    return (f"Rank dishes A, B, C and D from most to least suitable for someone managing "
+            f"{labels}. The dishes: {json.dumps(titles, ensure_ascii=False)}")
+
 
 @register_benchmark("fam")
 def fam_spec() -> BenchmarkSpec:
     return BenchmarkSpec(
         name="fam", title="FAM-Bench", build_dir="fam/benchmark",
         tasks=(TaskSpec(name=TASK_DISH, option="dish", label="FAM Task 1 (dish)",
-                        short="Task 1", file="dish.jsonl", scorer=TASK_DISH,
+                        short="Task 1", file="dish.jsonl", answer="decision",
                         item_model=DishItem, table_title="Task 1: dish suitability",
                         columns=DISH_COLUMNS, headline="accuracy",
                         headline_label="Task 1: accuracy", human_paper=0.630,
-                        clusters=("recipe_id",)),
+                        clusters=("recipe_id",), answer_format=DISH_FORMAT,
+                        question=dish_question, pooled=True),
                TaskSpec(name=TASK_RANK, option="rank", label="FAM Task 2 (ranking)",
-                        short="Task 2", file="rank.jsonl", scorer=TASK_RANK,
+                        short="Task 2", file="rank.jsonl", answer="ranking",
                         item_model=RankItem, table_title="Task 2: ranking",
                         columns=RANK_COLUMNS, headline="top1_accuracy",
                         headline_label="Task 2: top-1", human_paper=0.370,
                         shown=(("mrr", "MRR"), ("kendall_tau", "Kendall tau")),
-                        clusters=("recipe_ids",))),
+                        clusters=("recipe_ids",), answer_format=RANK_FORMAT,
+                        question=rank_question, pooled=True,
+                        # the ranking call comes first, the per-dish calls for cross-task
+                        # consistency after it
+                        scored_call="first")),
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id",
                    "recipe_ids"),
         labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),

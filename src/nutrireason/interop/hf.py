@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import math
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,43 +31,51 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
 from nutrireason import __version__
 from nutrireason.errors import DataError, MissingDependency
 from nutrireason.interop.builds import default_build
 from nutrireason.io import check_target_folder, read_json_object, read_jsonl, write_folder
-from nutrireason.schema import get_benchmark
+from nutrireason.schema import TaskSpec, get_benchmark
 
 SPLIT = "test"
-# The top-level columns of each task, in order; any other item field is refused.
-COLUMNS = {
-    "ngqa": ("id", "question_id", "level", "task", "user_id", "food_id", "food", "question",
-             "answer", "conditions", "diets", "signal", "triples", "nodes", "edges"),
-    "fam_dish": ("id", "task", "recipe_id", "condition", "conditions", "condition_labels",
-                 "dish", "gold", "evidence", "image", "images_root"),
-    "fam_rank": ("id", "task", "distractor", "conditions", "condition_labels", "recipe_ids",
-                 "dishes", "gold", "evidence", "images", "images_root"),
-}
+_SCALARS = {str: pa.string(), bool: pa.bool_(), int: pa.int64(), float: pa.float64()}
 
-_TRIPLE = pa.list_(pa.list_(pa.string()))
-_NGQA_TYPES = {
-    "conditions": pa.list_(pa.string()), "diets": pa.list_(pa.string()),
-    "signal": _TRIPLE, "triples": _TRIPLE,
-    "nodes": pa.list_(pa.struct([("id", pa.string()), ("type", pa.string())])),
-    "edges": pa.list_(pa.struct([("relation", pa.string()), ("source", pa.string()),
-                                 ("target", pa.string())])),
-}
-# Declared types (the rest of a config's columns are typed from its values): NGQA in full, so
-# that every level of a task has one schema even where a level's lists are all empty.
-DECLARED = {
-    "binary": {**dict.fromkeys(COLUMNS["ngqa"][:9], pa.string()), **_NGQA_TYPES},
-    "multi_label": {**dict.fromkeys(COLUMNS["ngqa"][:8], pa.string()),
-                    "answer": pa.list_(pa.string()), **_NGQA_TYPES},
-    "text_generation": {**dict.fromkeys(COLUMNS["ngqa"][:9], pa.string()), **_NGQA_TYPES},
-    "fam_dish": {"image": pa.string(), "images_root": pa.string()},
-    "fam_rank": {"images": pa.struct([(k, pa.string()) for k in "ABCD"]),
-                 "images_root": pa.string()},
-}
+
+def columns_of(task: TaskSpec) -> tuple[str, ...]:
+    """A task's top-level columns, in order: its item model's fields (any other item field is
+    refused)."""
+    if task.item_model is None:
+        raise DataError(None, f"task {task.name!r} declares no item model to export",
+                        field="item_model", expected="a pydantic model on the task's spec")
+    return tuple(task.item_model.model_fields)
+
+
+def declared_types(model: type[BaseModel]) -> dict[str, pa.DataType]:
+    """The Arrow type of every field whose annotation fixes one (strings, numbers, lists of
+    them, nested models); the rest are typed from the values. Declared types give every level
+    of a task one schema even where a level's lists are all empty."""
+    found = {name: arrow_type(field.annotation) for name, field in model.model_fields.items()}
+    return {name: kind for name, kind in found.items() if kind is not None}
+
+
+def arrow_type(annotation: Any) -> pa.DataType | None:
+    """The Arrow type an annotation fixes, or None (``Any``, a free mapping)."""
+    if annotation in _SCALARS:
+        return _SCALARS[annotation]
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType) and len(args) == 1:
+        return arrow_type(args[0])
+    if origin is list and args:
+        inner = arrow_type(args[0])
+        return None if inner is None else pa.list_(inner)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        fields = [(name, arrow_type(f.annotation)) for name, f in annotation.model_fields.items()]
+        if all(kind is not None for _, kind in fields):
+            return pa.struct(fields)
+    return None
 
 
 @dataclass
@@ -117,7 +127,7 @@ def build_kind(build: Path) -> str:
 def config_files(kind: str, build: Path) -> list[tuple[str, str, str, Path]]:
     """(config name, task, level, item file) for every config of a build."""
     spec = get_benchmark(kind)
-    if kind == "ngqa":
+    if spec.levels:
         return [(f"{level}_{task.name}", task.name, level, spec.file(build, task.name, level))
                 for level in spec.levels for task in spec.tasks]
     return [(task.option, task.name, "", spec.file(build, task.name)) for task in spec.tasks]
@@ -170,9 +180,9 @@ def _type_of(values: list[Any], where: str) -> pa.DataType:
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
-    for kind, types in (("int", int), ("float", float), ("str", str), ("dict", dict),
-                        ("list", list)):
-        if isinstance(value, types):
+    for kind, python in (("int", int), ("float", float), ("str", str), ("dict", dict),
+                         ("list", list)):
+        if isinstance(value, python):
             return kind
     raise DataError(None, f"unsupported value {value!r}")
 
@@ -255,8 +265,10 @@ def export_hf(builds: list[Path], out: Path, overwrite: bool = False) -> HfExpor
 
 def _write_config(folder: Path, kind: str, name: str, task: str, level: str,
                   path: Path) -> ConfigExport:
-    columns = COLUMNS["ngqa"] if kind == "ngqa" else COLUMNS[task]
-    table = config_table(columns, read_items(path), path, DECLARED.get(task))
+    spec = get_benchmark(kind).task(task)
+    columns = columns_of(spec)
+    assert spec.item_model is not None  # columns_of refuses a task without one
+    table = config_table(columns, read_items(path), path, declared_types(spec.item_model))
     parquet = folder / "data" / name / f"{SPLIT}.parquet"
     parquet.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, parquet)

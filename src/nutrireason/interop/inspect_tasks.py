@@ -77,12 +77,13 @@ _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": Cha
 
 
 @task
-def ngqa(task: str = "binary", level: str = "complex", method: str = "plain",
+def ngqa(task: str | None = None, level: str | None = None, method: str = "plain",
          build: str | None = None, limit: int | None = None) -> Task:
-    """An NGQA task (binary, multilabel or textgen) at one level, answered by one NGQA method
-    (plain, kaping, cot-zero, cot-bag, tog, oracle; parameters as ``tog:width=2``)."""
+    """An NGQA task (binary, multilabel or textgen; the first by default) at one level (the
+    benchmark's default level when none is given), answered by one NGQA method (plain,
+    kaping, cot-zero, cot-bag, tog, oracle; parameters as ``tog:width=2``)."""
     spec = get_benchmark("ngqa")
-    path = item_file(spec, build, task, level)
+    path = item_file(spec, build, task or spec.tasks[0].option, level or spec.default_level)
     return benchmark_task(path, method, limit)
 
 

@@ -27,11 +27,9 @@ from typing import Any
 import yaml
 
 from nutrireason.errors import DataError
-from nutrireason.methods.fam_prompts import read_dish_output, read_rank_output
-from nutrireason.methods.ngqa_prompts import read_answer
+from nutrireason.methods.answers import option_titles, read_whole
 from nutrireason.methods.reading import Reading
-
-TASKS = ("binary", "multi_label", "text_generation", "fam_dish", "fam_rank")
+from nutrireason.schema import answer_kind
 
 
 def load_graded(path: str | Path) -> list[dict[str, Any]]:
@@ -48,9 +46,10 @@ def load_graded(path: str | Path) -> list[dict[str, Any]]:
         where = f"[{number}]"
         if not isinstance(case, dict):
             raise DataError(path, "a case is a mapping", field=where, value=case)
-        if case.get("task") not in TASKS:
-            raise DataError(path, f"task is one of {TASKS}", field=f"{where}.task",
-                            value=case.get("task"))
+        task = case.get("task")
+        if not isinstance(task, str) or answer_kind(task) is None:
+            raise DataError(path, "task is a registered benchmark's task", field=f"{where}.task",
+                            value=task)
         expect = case.get("expect")
         if not isinstance(expect, dict) or not isinstance(expect.get("ok"), bool):
             raise DataError(path, "expect needs ok: true or false", field=f"{where}.expect",
@@ -60,14 +59,9 @@ def load_graded(path: str | Path) -> list[dict[str, Any]]:
 
 def read_case(case: dict[str, Any]) -> Reading:
     """The case's output read as ``nutrireason run`` reads it."""
-    task, text = case["task"], case.get("output") or ""
-    reasoning, finish = case.get("reasoning_content"), case.get("finish_reason")
-    if task == "fam_dish":
-        return read_dish_output(text, reasoning, finish)
-    if task == "fam_rank":
-        titles = {str(k): str(v) for k, v in (case.get("dishes") or {}).items()}
-        return read_rank_output(text, titles, reasoning, finish)
-    return read_answer(task, text, reasoning, finish)
+    text = case.get("output") or ""
+    return read_whole(answer_kind(case["task"]) or "", text, option_titles(case),
+                      case.get("reasoning_content"), case.get("finish_reason"))
 
 
 def _words(text: Any) -> list[str]:
@@ -82,18 +76,18 @@ def agrees(case: dict[str, Any], reading: Reading) -> tuple[bool, str]:
     if not reading.ok:
         same = reading.reason == expect.get("reason")
         return same, "" if same else f"reason {reading.reason}, grader {expect.get('reason')}"
-    task, want, got = case["task"], expect.get("answer"), reading.value
-    if task == "multi_label":
+    kind, want, got = answer_kind(case["task"]), expect.get("answer"), reading.value
+    if kind == "tag_set":
         same = set(got or []) == set(want or [])
-    elif task == "text_generation":
+    elif kind == "sentence":
         verdict = expect.get("verdict") or (_words(want)[:1] or [""])[0].capitalize()
         same = _words(got)[:1] == [verdict.lower()] and _words(got) == _words(want)
-    elif task == "fam_dish":
+    elif kind == "decision":
         same = got.get("decision") == want.get("decision") and (
             "ingredients" not in want or
             {i.lower().strip() for i in got.get("ingredients") or []} ==
             {i.lower().strip() for i in want.get("ingredients") or []})
-    elif task == "fam_rank":
+    elif kind == "ranking":
         same = got.get("ranking") == [str(x).upper() for x in want]
     else:
         same = got == want

@@ -24,6 +24,7 @@ from nutrireason.errors import DataError
 from nutrireason.methods.base import Generator, Method, Prediction, register_method
 from nutrireason.methods.reading import found
 from nutrireason.models.types import GenerationSettings
+from nutrireason.schema import answer_kind
 
 LETTERS = ("A", "B", "C", "D")
 DECISIONS = ("recommend", "not_recommend")
@@ -95,26 +96,27 @@ class Desk:
 
 
 def task_of(item: dict[str, Any]) -> str:
-    """fam_dish, fam_rank or binary (NGQA)."""
+    """The item's task (its answer shape decides the form and the check)."""
     return str(item.get("task", ""))
 
 
 def check_answer(item: dict[str, Any], answer: dict[str, Any] | str) -> dict[str, Any] | str:
     """The answer in the shape the item's scorer reads, or a DataError naming the field."""
     task = task_of(item)
-    if task == "binary":
+    kind = answer_kind(task)
+    if kind == "yes_no":
         if answer not in YES_NO:
             raise DataError(None, "answer Yes or No", field="answer", value=answer)
         return answer
     if not isinstance(answer, dict):
         raise DataError(None, "a structured answer is required", field="answer", value=answer)
-    if task == "fam_dish":
+    if kind == "decision":
         if answer.get("decision") not in DECISIONS:
             raise DataError(None, "choose recommend or not recommend", field="decision",
                             value=answer.get("decision"))
         return {"decision": answer["decision"],
                 "ingredients": [str(i) for i in answer.get("ingredients") or []]}
-    if task == "fam_rank":
+    if kind == "ranking":
         ranking = list(answer.get("ranking") or [])
         if sorted(ranking) != list(LETTERS):
             raise DataError(None, "rank each of the four dishes once", field="ranking",
@@ -136,7 +138,7 @@ class HumanMethod(Method):
         answer = await self.desk.ask(item)
         seconds = self.desk.seconds_on(str(item.get("id")))
         parsed, extra = answer, {}
-        if task_of(item) == "fam_dish" and isinstance(answer, dict):
+        if answer_kind(task_of(item)) == "decision" and isinstance(answer, dict):
             lines = list(answer["ingredients"])
             parsed = {**answer, "ingredients": cited_names(item, lines)}
             extra["ticked_lines"] = lines

@@ -27,6 +27,7 @@ from nutrireason.methods.reading import (
 )
 from nutrireason.ngqa.config import load_ngqa_config
 from nutrireason.ngqa.questions import order_tags
+from nutrireason.schema import answer_kind, task_spec
 from nutrireason.standards import load_standards
 
 Triple = tuple[str, str, str]
@@ -60,22 +61,6 @@ COT_BAG_PROMPT = (
 
 TOG_PROMPT = "You will be given the textual description of a directed graph."
 
-NOTES = {
-    "binary": "Important Note: Your output will strictly be Yes or No with no other words.",
-    "multi_label": (
-        "Important Note: Your output must be strictly, with no extra words, separated by comma, "
-        "a list of nutrients with high or low before the nutrients among these options: carb, "
-        "protein, sugar, sodium, cholesterol, saturated_fat, calorie. For example, the output "
-        "is: high_carb, low_protein, high_sugar. You should only include the nutrient tags that "
-        "connect the food with the user."),
-    "text_generation": (
-        "Important Note: Your output must be a Yes or No followed by strictly a list of "
-        "nutrients with high or low as prefix among these options: carb, protein, sugar, "
-        "sodium, cholesterol, saturated fat, calorie. For example, the output is: Yes, because "
-        "the food is high in carb, low in protein, high in sugar."),
-}
-
-
 def triples_text(triples: list[Triple]) -> str:
     """Plain textualisation: ``(head relation tail), ...``."""
     return ", ".join(f"({h} {r} {t})" for h, r, t in triples)
@@ -88,9 +73,16 @@ def edge_list_text(triples: list[Triple]) -> str:
     return f"Here is the description of the graph: This is the list of edges: {edges}."
 
 
+def prompt_note(task: str) -> str:
+    """The note a task's prompts end with (its spec's ``prompt_note``)."""
+    spec = task_spec(task)
+    return spec.prompt_note if spec else ""
+
+
 def user_prompt(question: str, method_prompt: str, graph_text: str, task: str) -> str:
     """Question, method prompt, textualised graph and task note, in the paper's order."""
-    return " ".join(part for part in (question, method_prompt, graph_text, NOTES[task]) if part)
+    parts = (question, method_prompt, graph_text, prompt_note(task))
+    return " ".join(part for part in parts if part)
 
 
 # ------------------------------------------------------------------------------- parsing
@@ -600,25 +592,26 @@ def read_sentence(text: str) -> Reading:
     return found(whole, f"whole_text_{verdict.rule}")
 
 
-TASK_READERS = {"binary": read_binary, "multi_label": read_tags,
-                "text_generation": read_sentence}
+# The final-answer readers by answer shape (schema.ANSWER_KINDS)
+KIND_READERS = {"yes_no": read_binary, "tag_set": read_tags, "sentence": read_sentence}
 
 
 def reader_for(task: str) -> Callable[[str], Reading]:
-    """The final-answer reader of an NGQA task (other tasks are read as text generation)."""
-    return TASK_READERS.get(task, read_sentence)
+    """The final-answer reader of an NGQA task by its answer shape (a task of another shape
+    is read as a sentence)."""
+    return KIND_READERS.get(answer_kind(task) or "", read_sentence)
 
 
 def read_answer(task: str, text: str | None, reasoning: str | None = None,
                 finish_reason: str | None = None) -> Reading:
     """One NGQA output as a grader reads it: the reasoning set apart, a cut-off output
-    ``truncated``, the final answer read by the task's rules (:data:`TASK_READERS`)."""
+    ``truncated``, the final answer read by the task's rules (:data:`KIND_READERS`)."""
     return read_output(text, reader_for(task), reasoning, finish_reason)
 
 
 def parse_answer(task: str, text: str) -> Parsed:
     """:func:`read_answer` as (value, ok) for callers that need no audit."""
     reading = read_answer(task, text)
-    if task == "multi_label" and reading.value is None:
+    if answer_kind(task) == "tag_set" and reading.value is None:
         return Parsed([], False)
     return Parsed(reading.value, reading.ok)

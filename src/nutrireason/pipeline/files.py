@@ -67,7 +67,8 @@ def benchmark_files(benchmark: str, tasks: list[str] | None, levels: list[str] |
             raise DataError(None, f"{spec.title} has no levels", field="--level",
                             value=",".join(levels))
         return [benchmark_file(benchmark, task, "", directory) for task in picked]
-    picked_levels = choices(levels or ["standard"], list(spec.levels), "--level")
+    picked_levels = choices(levels or [spec.default_level or spec.levels[0]], list(spec.levels),
+                            "--level")
     return [benchmark_file(benchmark, task, level, directory)
             for task in picked for level in picked_levels]
 

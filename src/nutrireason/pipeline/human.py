@@ -18,19 +18,23 @@ from nutrireason.io import write_jsonl_atomic
 from nutrireason.options import HOST, PORT, REQUIRED, TOKEN, setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.review import check_host
+from nutrireason.schema import answer_kind, get_benchmark
 
-TASKS = {"dish": ("fam", "dish.jsonl"), "rank": ("fam", "rank.jsonl"),
-         "ngqa-binary": ("ngqa", "binary.jsonl")}
+# The tasks a person can answer: --task value -> (benchmark, the benchmark's task option)
+TASKS = {"dish": ("fam", "dish"), "rank": ("fam", "rank"), "ngqa-binary": ("ngqa", "binary")}
 ITEMS = "items.jsonl"
 
 
-def split_file(task: str, benchmark_dir: Path | None, level: str) -> Path:
+def split_file(task: str, benchmark_dir: Path | None, level: str = "") -> Path:
+    """The item file of a human-baseline ``task`` (``level``: the benchmark's default level
+    when empty)."""
     if task not in TASKS:
         raise DataError(None, "unknown task", field="--task", value=task,
                         expected=" | ".join(TASKS))
-    benchmark, name = TASKS[task]
-    root = benchmark_dir or builds_dir() / benchmark / "benchmark"
-    path = root / level / name if benchmark == "ngqa" else root / name
+    benchmark, option = TASKS[task]
+    spec = get_benchmark(benchmark)
+    root = benchmark_dir or builds_dir() / spec.build_dir
+    path = spec.file(root, option, level or spec.default_level)
     if not path.is_file():
         raise DataError(path, "benchmark split not found", expected=f"a `{benchmark} build`")
     return path
@@ -91,13 +95,14 @@ def view(item: dict[str, Any], basis: str | None = None) -> dict[str, Any]:
     from nutrireason.methods.fam_prompts import condition_question
 
     task = item.get("task")
-    if task == "binary":
+    kind = answer_kind(str(task))
+    if kind == "yes_no":
         return {"task": task, "question": item["question"], "dishes": [], "basis": ""}
     basis = basis or basis_of([item])
     dishes = [_dish(letter, dish, numbers.get(basis) or {})
               for letter, (dish, numbers) in _dishes(item).items()]
     return {"task": task, "question": condition_question(item["condition_labels"],
-                                                         task == "fam_rank"),
+                                                         kind == "ranking"),
             "dishes": dishes, "basis": BASIS_TEXT[basis],
             "source": "estimated from USDA SR28"}
 
@@ -105,11 +110,12 @@ def view(item: dict[str, Any], basis: str | None = None) -> dict[str, Any]:
 def _dishes(item: dict[str, Any]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """Per dish letter ("" for a dish-level item): the dish as the model sees it and its
     nutrition numbers per basis (the item's ``evidence``)."""
-    if item.get("task") == "fam_rank":
+    kind = answer_kind(str(item.get("task")))
+    if kind == "ranking":
         evidence = item.get("evidence") or {}
         return {letter: (dish, _numbers(evidence.get(letter)))
                 for letter, dish in item["dishes"].items()}
-    if item.get("task") == "fam_dish":
+    if kind == "decision":
         return {"": (item["dish"], _numbers(item.get("evidence")))}
     return {}
 
@@ -161,7 +167,7 @@ class HumanSession:
     task: str = setting("dish, rank or ngqa-binary.", "dish")
     n: int = setting("Held-out items to answer.", 100, "--n", min=1)
     seed: int = setting("Sampling seed of the items.", 0)
-    level: str = setting("NGQA level for ngqa-binary.", "standard")
+    level: str = setting("NGQA level for ngqa-binary (default: the benchmark's default).", "")
     benchmark_dir: Path | None = setting("A built benchmark (default: the last).")
     host: str = setting(HOST, "127.0.0.1")
     port: int = setting(PORT, 8766, min=1, max=65535)

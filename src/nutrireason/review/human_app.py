@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from nutrireason.errors import DataError
 from nutrireason.review.app import add_security, form_value, templates
+from nutrireason.schema import answer_kind
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -74,13 +75,14 @@ def clock(milliseconds: int) -> str:
 def answer_of(item: dict[str, Any], form: dict[str, list[str]]) -> dict[str, Any] | str:
     """The form's answer in the item's task shape (checked again by the desk)."""
     task = item.get("task")
-    if task == "binary":
+    kind = answer_kind(str(task))
+    if kind == "yes_no":
         return form_value(form, "answer")
-    if task == "fam_dish":
+    if kind == "decision":
         lines = list(item.get("dish", {}).get("ingredients") or [])
         cited = [line for line in lines if line in form.get("ingredients", [])]
         return {"decision": form_value(form, "decision"), "ingredients": cited}
-    if task == "fam_rank":
+    if kind == "ranking":
         places = {}
         for letter in LETTERS:
             value = form_value(form, f"rank-{letter}")

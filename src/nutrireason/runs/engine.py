@@ -78,7 +78,7 @@ from nutrireason.runs.manifest import (
 )
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 from nutrireason.runs.shard import Shard, in_shard
-from nutrireason.schema import MethodSpec, all_meta_keys, check_item, spec_for_task
+from nutrireason.schema import MethodSpec, all_meta_keys, check_item, spec_for_task, task_spec
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Exceptions from a method that mean the item does not have what the method needs.
@@ -603,13 +603,15 @@ def _needs_extractor(item: dict[str, Any], prediction: Any) -> bool:
 
 async def _extract(task: Task, proxy: CallProxy, cache: ResponseCache | None,
                    policy: RetryPolicy) -> dict[str, Any]:
-    """The extractor's reading of the scored call's final answer (the ranking call of a FAM
-    ranking item, else the last call): what it read, its reply and its calls; a failed call
+    """The extractor's reading of the scored call's final answer (the call the task's spec
+    names: the first, or the last): what it read, its reply and its calls; a failed call
     is recorded as the extractor's error, the sample keeps the rules' reading."""
     assert task.extractor is not None
     spec, backend = task.extractor
     responses = proxy.responses
-    scored = responses[0] if task.item.get("task") == "fam_rank" else responses[-1]
+    declared = task_spec(str(task.item.get("task", "")))
+    first = declared is not None and declared.scored_call == "first"
+    scored = responses[0] if first else responses[-1]
     helper = CallProxy(backend, cache, policy)
     found: dict[str, Any] = {"model": spec}
     try:

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from nutrireason.schema import answer_kind
 from nutrireason.scoring.metrics import Table, safe_div
 
 DECISIONS = ("recommend", "not_recommend")
@@ -308,12 +309,19 @@ def rank_metrics(pred: Sequence[Any], gold: Sequence[dict],
 Answer = tuple[Any, Any, bool]  # (parsed, gold, ok): ok = status "ok" and parse_ok
 
 
+def _shape(task: str) -> str:
+    """The answer shape of a task (a shape's own name is taken as it is)."""
+    return answer_kind(task) or task
+
+
 def valid_answer(task: str, parsed: Any, gold: Any, ok: bool) -> bool:
-    """Whether an answer may enter the common pool: ``fam_dish`` needs a decision;
-    ``fam_rank`` needs a ranking with a valid letter and a decision for every option."""
-    if task == "fam_dish":
+    """Whether an answer may enter the common pool: a dish decision needs a decision; a
+    ranking needs a valid letter and a decision for every option. ``task``: a task of either
+    shape, or the shape itself."""
+    shape = _shape(task)
+    if shape == "decision":
         return _decision(parsed, ok) is not None
-    if task != "fam_rank" or not ok or not isinstance(parsed, dict) \
+    if shape != "ranking" or not ok or not isinstance(parsed, dict) \
             or not isinstance(gold, dict):
         return False
     letters = sorted(str(x) for x in gold.get("ranking") or [])
@@ -333,7 +341,7 @@ def pool_table(task: str, answers: Mapping[str, Answer], ids: Sequence[str]) -> 
     """One method's metric table on the pooled ``ids`` (:data:`DISH_METRICS` or
     :data:`RANK_METRICS`; CTC pooled over all pairs of the pool)."""
     chosen = [answers[item] for item in ids]
-    table = dish_table if task == "fam_dish" else rank_table
+    table = dish_table if _shape(task) == "decision" else rank_table
     return table([a[0] for a in chosen], [a[1] for a in chosen], [a[2] for a in chosen])
 
 

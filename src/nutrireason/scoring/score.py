@@ -79,10 +79,12 @@ from nutrireason.schema import (
     SCORES_FILE,
     Record,
     SampleScore,
+    answer_kind,
     benchmark_names,
     get_benchmark,
     read_records,
     spec_for_task,
+    task_spec,
 )
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
@@ -92,13 +94,12 @@ GROUPS_CSV = "metrics_groups.csv"
 CONDITIONS_CSV = "metrics_conditions.csv"
 DIETS_CSV = "metrics_diets.csv"
 EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency_s")
-# Per scorer key: the per-sample value that says whether an answer is right; None: no single
-# right answer.
+# Per answer shape (schema.ANSWER_KINDS): the per-sample value that says whether an answer is
+# right; None: no single right answer.
 CORRECT_METRIC: dict[str, str | None] = {
-    "binary": "accuracy", "multi_label": "subset_accuracy", "text_generation": None,
-    "fam_dish": "accuracy", "fam_rank": "top1_accuracy"}
+    "yes_no": "accuracy", "tag_set": "subset_accuracy", "sentence": None,
+    "decision": "accuracy", "ranking": "top1_accuracy"}
 DEFAULT_CORRECT = "accuracy"  # other tasks: exact match
-POOL_SCORERS = ("fam_dish", "fam_rank")  # FAM-Bench Table 1 pools these
 
 
 class Scores(dict):
@@ -302,7 +303,8 @@ def _pools(records: Sequence[Record], bootstrap: int, seed: int,
     labels: dict[str, Hashable] = {}
     for record in records:
         task = _task(record)
-        if scorer_of(task) in POOL_SCORERS and fam_metrics.pooled_method(record.method):
+        spec = task_spec(task)
+        if spec is not None and spec.pooled and fam_metrics.pooled_method(record.method):
             ok = record.status == "ok" and record.parse_ok
             answers[(record.model, task)][record.method][record.item_id] = (
                 record.parsed, record.gold, ok)
@@ -433,18 +435,17 @@ def _rank(pred: list, gold: list, parse_ok: list, bert: Any, labels: Any) -> M.T
     return fam_metrics.rank_table(pred, gold, parse_ok)
 
 
-# The metric tables by scorer key; a benchmark's spec (schema.TaskSpec.scorer) names the key
-# of each of its tasks. A task no spec knows gets exact-match accuracy.
+# The metric tables by answer shape; a benchmark's spec (schema.TaskSpec.answer) names the
+# shape of each of its tasks. A task no spec knows gets exact-match accuracy.
 SCORERS: dict[str, Callable[..., M.Table]] = {
-    "binary": _binary, "multi_label": _multilabel, "text_generation": _text,
-    "fam_dish": _dish, "fam_rank": _rank}
-TEXT_SCORER = "text_generation"  # the scorer whose answers BERTScore reads
+    "yes_no": _binary, "tag_set": _multilabel, "sentence": _text,
+    "decision": _dish, "ranking": _rank}
+TEXT_SCORER = "sentence"  # the shape whose answers BERTScore reads
 
 
 def scorer_of(task: str) -> str | None:
-    """The scorer key of a task's registered benchmark, or None."""
-    found = spec_for_task(task)
-    return found[1].scorer if found else None
+    """The scorer key (the answer shape) of a task's registered benchmark, or None."""
+    return answer_kind(task)
 
 
 def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) -> M.Table:
@@ -452,8 +453,8 @@ def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) 
     gold = [r.gold for r in ok]
     parse_ok = [r.parse_ok for r in ok]
     found = spec_for_task(task)
-    if found is not None and found[1].scorer in SCORERS:
-        return SCORERS[found[1].scorer](pred, gold, parse_ok, bert, found[0].labels)
+    if found is not None and found[1].answer in SCORERS:
+        return SCORERS[found[1].answer](pred, gold, parse_ok, bert, found[0].labels)
     bad = ~np.asarray(parse_ok, dtype=bool)
     exact = np.array([p == g for p, g in zip(pred, gold, strict=True)], dtype=bool) & ~bad
     return M.mean_table({"accuracy": exact, "unparseable_rate": bad})
