@@ -384,3 +384,92 @@ def test_a_trimming_word_on_meat_takes_no_produce_refuse(resolver):
 
 def test_wine_vinegar_is_no_wine_bottle(resolver):
     assert "wine_bottle" not in resolver.ingredient("1 bottle red wine vinegar").rules
+
+
+# ------------------------------------------------------------------ slashes, concentrates, cups
+
+
+@pytest.mark.parametrize(("text", "expected", "why"), [
+    ("lean beef stewing/braising steak", "lean beef stewing steak",
+     "two words joined by a slash are alternatives: the first, with the shared noun"),
+    ("salmon/fish stock", "salmon stock", "the first alternative, as for 'or'"),
+    ("salt and/or pepper", "salt", "'and/or' is an 'or' (the first food), not a slash pair"),
+    ("1/2 cup milk", "1/2 cup milk", "a fraction is no pair of words"),
+    ("300 g/11 oz flour", "300 g/11 oz flour", "a unit and a number: a gloss, not words"),
+])
+def test_slashed_words_are_alternatives(text, expected, why):
+    from nutrireason.recipes.lines import first_alternative
+
+    assert first_alternative(text) == expected, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    # SR28 14543 "Beverages, lemonade, frozen concentrate, pink, prepared with water" is the
+    # drink; 14542 "Lemonade, frozen concentrate, pink" the undiluted concentrate (about 4x
+    # the energy per fl oz, 36.4 g against 30.9 g)
+    ("½ cup pink lemonade", "14543", "a drink named as a drink is the diluted entry"),
+    ("500 g (1.1 lb) of lean beef stewing/braising steak (in chunks)", "23093",
+     "stewing steak is SR28's beef chuck for stew, lean and fat"),
+])
+def test_the_food_as_the_line_names_it(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+def test_a_concentrate_needs_the_word():
+    from nutrireason.recipes.match import unasked_concentrate
+
+    concentrate = "Lemonade, frozen concentrate, pink"
+    assert unasked_concentrate("pink lemonade", concentrate)
+    assert not unasked_concentrate("pink lemonade concentrate", concentrate)
+    assert not unasked_concentrate(
+        "pink lemonade", "Beverages, lemonade, frozen concentrate, pink, prepared with water")
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    # SR28 16335 "Beans, kidney, red, mature seeds, canned, drained solids, rinsed in tap
+    # water": 1 cup rinsed solids 158 g; the 256 g cup of 16034 holds the canning liquid
+    ("4 cups canned kidney beans, rinsed and drained", 632.0,
+     "a cup of drained beans by a drained relative's cup, not the beans in their liquid"),
+    # SR28 16359 "Chickpeas ..., canned, drained, rinsed in tap water": 1 cup 152 g
+    ("2 cups canned chickpeas, drained", 304.0, "the same for chickpeas (not 240 g a cup)"),
+])
+def test_a_cup_of_drained_solids_weighs_as_drained(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+def test_the_second_of_slashed_words_is_a_later_alternative(resolver):
+    from nutrireason.recipes.lines import later_alternatives
+
+    assert later_alternatives("1/2 gallon salmon/fish stock") == ["fish stock"]
+    # SR28 has no salmon stock: the later alternative, 06174 "Fish, fish stock, home-prepared"
+    assert resolver.ingredient("½ gallon salmon/fish stock").ndb_no == "06174"
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    # SR28 10224 "Pork, fresh, loin, top loin (roasts), boneless, ...": 1 roast 2195 g; the
+    # 1327 g of 10052 is the meat of a bone-in sirloin roast of 1817 g
+    ("2 boneless pork loin roasts", 4390.0, "a boneless roast by SR28's boneless roast"),
+    ("1 bone-in pork loin roast", 1327.0, "a bone-in roast keeps the bone-in roast's meat"),
+])
+def test_a_relative_piece_keeps_the_line_s_bone(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+def test_a_boneless_piece_is_its_own_entry(resolver):
+    item = resolver.ingredient("2 boneless pork loin roasts")
+    # the entry the map gives "pork loin" (10020, the whole loin) says no bone; the piece's
+    # entry says boneless, as the line does: it is the food too
+    assert (item.ndb_no, "boned_piece") == ("10224", item.rules[-1])
+    assert resolver.ingredient("1 pork loin roast").ndb_no == "10020"
+
+
+def test_bone_words_agree_or_disagree():
+    from nutrireason.recipes.build import other_bone, same_bone
+
+    bone_in = "Pork, fresh, loin, sirloin (chops or roasts), bone-in, separable lean and fat, raw"
+    boneless = "Pork, fresh, loin, top loin (roasts), boneless, separable lean and fat, raw"
+    assert other_bone("2 boneless pork loin roasts", bone_in)
+    assert not other_bone("2 boneless pork loin roasts", boneless)
+    assert same_bone("2 boneless pork loin roasts", boneless)
+    assert other_bone("1 pork roast on the bone", boneless)
+    assert not other_bone("1 pork loin roast", bone_in) and not same_bone("1 pork roast", bone_in)

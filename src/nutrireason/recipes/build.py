@@ -190,6 +190,29 @@ def after_food(parsed: ParsedLine) -> str:
 STEW_CUTS = {"beef": "stew beef"}
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
+BONELESS = re.compile(r"(?i)\bboneless\b")
+RELATIVE_PIECE = re.compile(r"\(of (\d{5}), ")
+BONE_IN = re.compile(r"(?i)\bbone-?\s?in\b|\bon the bone\b|\bwith bones?\b")
+
+
+def other_bone(line: str, description: str) -> bool:
+    """The line and an SR28 description disagree on the bone: "2 boneless pork loin roasts"
+    and "Pork, fresh, loin, sirloin (chops or roasts), bone-in", or the other way round."""
+    return bool((BONELESS.search(line) and BONE_IN.search(description)) or
+                (BONE_IN.search(line) and BONELESS.search(description)))
+
+
+def same_bone(line: str, description: str) -> bool:
+    """The line and an SR28 description both say boneless, or both bone-in."""
+    return bool((BONELESS.search(line) and BONELESS.search(description)) or
+                (BONE_IN.search(line) and BONE_IN.search(description)))
+
+
+def _described(description: str) -> set[str]:
+    """The words of an SR28 description."""
+    return set(re.findall(r"[a-z]+", description.lower()))
+
+
 # A fish bought whole (head, bones and fins on), not fillets or steaks.
 WHOLE_FISH = re.compile(r"(?i)\bwhole\b(?![^,]*\b(?:fillets?|filets?|steaks?)\b)")
 # An SR28 portion weighing a food in its shell, and lines whose food is out of it already.
@@ -330,6 +353,7 @@ class Resolver:
                     weighed, item.rules = by_volume, [*item.rules, "grams_are_millilitres"]
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
+            self._boned_piece(item, parsed)
             if choice.yield_factor is not None and item.grams is not None:
                 item.grams = round(item.grams / choice.yield_factor, 3)
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
@@ -532,7 +556,33 @@ class Resolver:
             return weighed
         return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(
             "sr28_weight") and set(re.findall(r"[a-z]+", method)) & CHANGED_STATE <=
-            set(parsed.prep)) or self._cut_like_its_kind(parsed, ndb_no) or weighed
+            set(parsed.prep), self._drained_like) or \
+            self._cut_like_its_kind(parsed, ndb_no) or weighed
+
+    def _boned_piece(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+        """A counted piece weighed by a relative that says the line's bone ("2 boneless pork
+        loin roasts" by SR28's boneless top loin roast) where the entry says none (the whole
+        loin): the piece's entry is the food as well."""
+        found = RELATIVE_PIECE.search(item.grams_method or "")
+        if parsed.unit_kind != "count" or found is None or item.ndb_no is None:
+            return
+        other, own = found[1], self.states.description[item.ndb_no]
+        if BONELESS.search(own) or BONE_IN.search(own) or \
+                not same_bone(parsed.line, self.states.description[other]):
+            return
+        item.ndb_no, item.sr28_description = other, self.states.description[other]
+        item.rules = [*item.rules, "boned_piece"]
+
+    def _drained_like(self, ndb_no: str) -> list[str]:
+        """The closest relatives whose cup weighs like the entry's: for drained solids, only
+        drained ones ("4 cups canned kidney beans, drained" by the rinsed solids' 158 g cup,
+        not the 256 g cup of beans in their liquid)."""
+        relatives = self.states.closest_relatives(ndb_no)
+        own = _described(self.states.description[ndb_no])
+        if "drained" not in own:
+            return relatives
+        return [r for r in dict.fromkeys([*relatives, *self.states.same_head(ndb_no)])
+                if own - {"solids"} <= _described(self.states.description[r])]
 
     def _cut_like_its_kind(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
         """A cup of cubes or crumbs of an entry without one, by the same cut of its own kind
@@ -551,8 +601,14 @@ class Resolver:
                          relatives: Callable[[str], list[str]] | None = None,
                          why: str = "") -> Weighed | None:
         """The line weighed by the first of ``relatives`` (the closest relatives by default)
-        whose weighing method ``fits``."""
-        for other in (relatives or self.states.closest_relatives)(ndb_no):
+        whose weighing method ``fits``; relatives that say the line's bone first ("2 boneless
+        pork loin roasts" by the boneless top loin roast), never one the line's bone
+        contradicts (a bone-in roast's meat)."""
+        candidates = [other for other in (relatives or self.states.closest_relatives)(ndb_no)
+                      if not other_bone(parsed.line, self.states.description[other])]
+        candidates.sort(key=lambda other: not same_bone(parsed.line,
+                                                        self.states.description[other]))
+        for other in candidates:
             found = self.weigher.weigh(parsed, other)
             if found.grams is not None and fits(found.method or ""):
                 return Weighed(found.grams, f"{found.method} (of {other}, "

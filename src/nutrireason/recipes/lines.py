@@ -277,11 +277,18 @@ def _reviewed_names() -> frozenset[str]:
     return frozenset(load_ingredient_map().names)
 
 
+# "stewing/braising", "salmon/fish": two words of two letters or more (not "g/ml", not
+# "1/2", not "and/or")
+SLASHED_WORDS = re.compile(r"(?i)\b(?!and/or\b)([a-z]{2,})/[a-z]{2,}\b")
+
+
 def first_alternative(text: str) -> str:
     """"X or Y" -> X, and "X / Y" -> X, unless the alternative is a number ("1 or 2 eggs").
     Alternative adjectives keep the first and the shared noun ("fresh or frozen peas" ->
     "fresh peas", "low-fat or Greek yogurt" -> "low-fat yogurt" is not guessed: only the
-    adjective pair goes)."""
+    adjective pair goes). Two words joined by a slash are the first ("stewing/braising
+    steak" -> "stewing steak"; "and/or" stays)."""
+    text = SLASHED_WORDS.sub(r"\1", text)
     text = re.sub(r"(?i)\b([a-z]+-[a-z]+|" + "|".join(sorted(ADJECTIVES)) +
                   r")\s+(?:or|and/or|/)\s+[a-z]+(?:-[a-z]+)?\b", r"\1", text)
     # "1 or 2 eggs" is one food; "1 cup cream or 1/2 cup milk" two, each with its amount
@@ -326,7 +333,9 @@ def _shares_head_noun(word: str, other: list[str]) -> bool:
 def later_alternatives(text: str) -> list[str]:
     """The foods named after the first "or" of a line ("2 cups caldo de pollo or chicken
     stock" -> ["chicken stock"]; "turkey or chicken broth or stock" -> ["chicken broth",
-    "stock"]), each up to a comma or parenthesis; numbers ("1 or 2 eggs") are not foods."""
+    "stock"]; "salmon/fish stock" -> ["fish stock"]), each up to a comma or parenthesis;
+    numbers ("1 or 2 eggs") are not foods."""
+    text = SLASHED_WORDS.sub(lambda found: found[0].replace("/", " / "), text)
     parts = re.split(r"\s+or\s+|\s+/\s+|\s+and/or\s+", re.sub(r"\([^)]*\)", " ", text))
     found = []
     for part in parts[1:]:

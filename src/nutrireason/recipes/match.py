@@ -251,6 +251,15 @@ LINE_STATE_WORDS = frozenset({
     "dried", "smoked", "raw", "drained", "skinless", "boneless", "fresh"})
 
 
+def unasked_concentrate(query: str, description: str) -> bool:
+    """An undiluted concentrate for a name that asks for none: "pink lemonade" is the drink
+    (SR28's concentrate "prepared with water"), not the frozen concentrate, which holds about
+    four times its energy. (A line that says "concentrate" anywhere asks for one.)"""
+    text = description.lower()
+    return "concentrate" in text and "concentrate" not in query.lower() and \
+        not re.search(r"\b(?:prepared|diluted|reconstituted)\b", text)
+
+
 @lru_cache(maxsize=100_000)
 def name_words(name: str) -> frozenset[str]:
     """The words of a food name, hyphenated ones split ("tri-tip" holds "tri")."""
@@ -317,7 +326,8 @@ class Matcher:
         dropped = self.dropped_kind(name, line)
         if dropped and self.refusal([dropped, self._spelled(dropped), raw_name, name]):
             dropped = None  # "corn flour" is refused (corn starch or corn meal), not guessed
-        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}|{dropped}"
+        concentrate = "concentrate" in (line or "").lower()
+        key = f"{query}|{raw_name}|{'/'.join(qualifiers)}|{wider}|{dropped}|{concentrate}"
         if key not in self._memo:
             names = [wider, *qualifiers, query, raw_name, name, species_meat(name)]
             # the slicer's own name when it kept more of the food ("corn muffin", parsed
@@ -328,7 +338,8 @@ class Matcher:
             self._memo[key] = (dropped and self._kind_named(dropped)) or \
                 self._first_reviewed(names) or (
                 None if self.refusal(names) else self._subphrase(name) or
-                (fuller and self._fuzzy(fuller)) or self._fuzzy(query))
+                (fuller and self._fuzzy(fuller, concentrate)) or
+                self._fuzzy(query, concentrate))
         return self._spelled_out(self._memo[key], line)
 
     def _spelled_out(self, found: Match | None, line: str | None) -> Match | None:
@@ -475,9 +486,10 @@ class Matcher:
             return False  # "custard" is no custard-apple: there it names the apple's kind
         return not kinds or any(all(w in wanted for w in option) for option in kinds)
 
-    def _fuzzy(self, query: str) -> Match | None:
+    def _fuzzy(self, query: str, concentrate: bool = False) -> Match | None:
         """Rank descriptions sharing a word with the query (or, failing that, rapidfuzz's
-        closest 40) by :func:`score_description`, rapidfuzz's token-set ratio breaking ties."""
+        closest 40) by :func:`score_description`, rapidfuzz's token-set ratio breaking ties.
+        An undiluted concentrate only when the line asks for one (``concentrate``)."""
         shared = sorted({i for t in tokens(query) for i in self.index.get(t, [])})
         if not shared:
             shared = [i for _, _, i in process.extract(query, self.lowered,
@@ -486,7 +498,8 @@ class Matcher:
         for index in shared:
             text = self.lowered[index]
             if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary) \
-                    or not self.names_the_kind(query, text):
+                    or not self.names_the_kind(query, text) or \
+                    (not concentrate and unasked_concentrate(query, text)):
                 continue
             key = (not community_food(query, text), score_description(query, text),
                    fuzz.token_set_ratio(query, text), -index)
