@@ -279,6 +279,7 @@ class TaskSpec:
     item in one line, for a reader who sees only the final answer; ``scored_call``, which of a
     multi-call method's replies holds the answer (``first`` or ``last``). ``pooled``: the
     paper's table pools the task over a model's input variants (FAM-Bench Table 1).
+    ``human``: the ``human serve --task`` value of a task people can answer (empty: none).
     """
 
     name: str
@@ -303,6 +304,7 @@ class TaskSpec:
     question: Callable[[dict[str, Any]], str] | None = None
     scored_call: Literal["first", "last"] = "last"
     pooled: bool = False
+    human: str = ""
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWER_KINDS:

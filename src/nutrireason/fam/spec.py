@@ -129,7 +129,7 @@ def fam_spec() -> BenchmarkSpec:
                         columns=DISH_COLUMNS, headline="accuracy",
                         headline_label="Task 1: accuracy", human_paper=0.630,
                         clusters=("recipe_id",), answer_format=DISH_FORMAT,
-                        question=dish_question, pooled=True),
+                        question=dish_question, pooled=True, human="dish"),
                TaskSpec(name=TASK_RANK, option="rank", label="FAM Task 2 (ranking)",
                         short="Task 2", file="rank.jsonl", answer="ranking",
                         item_model=RankItem, table_title="Task 2: ranking",
@@ -137,7 +137,7 @@ def fam_spec() -> BenchmarkSpec:
                         headline_label="Task 2: top-1", human_paper=0.370,
                         shown=(("mrr", "MRR"), ("kendall_tau", "Kendall tau")),
                         clusters=("recipe_ids",), answer_format=RANK_FORMAT,
-                        question=rank_question, pooled=True,
+                        question=rank_question, pooled=True, human="rank",
                         # the ranking call comes first, the per-dish calls for cross-task
                         # consistency after it
                         scored_call="first")),

@@ -30,6 +30,7 @@ TASK_OPTIONS = {"binary": ("binary", "Binary", ()),
                 "text_generation": ("textgen", "Text generation", ("text_generation",))}
 ANSWERS = {"binary": "yes_no", "multi_label": "tag_set", "text_generation": "sentence"}
 DEFAULT_LEVEL = "standard"
+HUMAN = {"binary": "ngqa-binary"}  # the task a person answers in the human baseline
 
 # The notes each prompt ends with (the paper's prompts, Appendix D)
 NOTES = {
@@ -113,7 +114,7 @@ def ngqa_spec() -> BenchmarkSpec:
                            item_model=ITEM_MODELS.get(name, NgqaItem),
                            columns=COLUMNS[name], shown=SHOWN.get(name, ()),
                            clusters=("user_id", "food_id"), answer_format=FORMATS[name],
-                           prompt_note=NOTES[name])
+                           prompt_note=NOTES[name], human=HUMAN.get(name, ""))
                   for name in type(config.questions).model_fields)
     tags = tuple(f"{d}_{n}" for n in config.answer_order for d in ("low", "high"))
     return BenchmarkSpec(

@@ -18,23 +18,29 @@ from nutrireason.io import write_jsonl_atomic
 from nutrireason.options import HOST, PORT, REQUIRED, TOKEN, setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.review import check_host
-from nutrireason.schema import answer_kind, get_benchmark
+from nutrireason.schema import answer_kind, benchmark_names, get_benchmark
 
-# The tasks a person can answer: --task value -> (benchmark, the benchmark's task option)
-TASKS = {"dish": ("fam", "dish"), "rank": ("fam", "rank"), "ngqa-binary": ("ngqa", "binary")}
 ITEMS = "items.jsonl"
+
+
+def human_tasks() -> dict[str, tuple[str, str]]:
+    """The tasks a person can answer: ``--task`` value -> (benchmark, the task's name), from
+    the registered specs (``TaskSpec.human``)."""
+    return {task.human: (name, task.name) for name in benchmark_names()
+            for task in get_benchmark(name).tasks if task.human}
 
 
 def split_file(task: str, benchmark_dir: Path | None, level: str = "") -> Path:
     """The item file of a human-baseline ``task`` (``level``: the benchmark's default level
     when empty)."""
-    if task not in TASKS:
+    tasks = human_tasks()
+    if task not in tasks:
         raise DataError(None, "unknown task", field="--task", value=task,
-                        expected=" | ".join(TASKS))
-    benchmark, option = TASKS[task]
+                        expected=" | ".join(tasks))
+    benchmark, name = tasks[task]
     spec = get_benchmark(benchmark)
     root = benchmark_dir or builds_dir() / spec.build_dir
-    path = spec.file(root, option, level or spec.default_level)
+    path = spec.file(root, name, level or spec.default_level)
     if not path.is_file():
         raise DataError(path, "benchmark split not found", expected=f"a `{benchmark} build`")
     return path

@@ -190,7 +190,7 @@ def after_food(parsed: ParsedLine) -> str:
 STEW_CUTS = {"beef": "stew beef"}
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
-BONELESS = re.compile(r"(?i)\bboneless\b")
+NO_BONE = re.compile(r"(?i)\bboneless\b")
 RELATIVE_PIECE = re.compile(r"\(of (\d{5}), ")
 BONE_IN = re.compile(r"(?i)\bbone-?\s?in\b|\bon the bone\b|\bwith bones?\b")
 
@@ -198,13 +198,13 @@ BONE_IN = re.compile(r"(?i)\bbone-?\s?in\b|\bon the bone\b|\bwith bones?\b")
 def other_bone(line: str, description: str) -> bool:
     """The line and an SR28 description disagree on the bone: "2 boneless pork loin roasts"
     and "Pork, fresh, loin, sirloin (chops or roasts), bone-in", or the other way round."""
-    return bool((BONELESS.search(line) and BONE_IN.search(description)) or
-                (BONE_IN.search(line) and BONELESS.search(description)))
+    return bool((NO_BONE.search(line) and BONE_IN.search(description)) or
+                (BONE_IN.search(line) and NO_BONE.search(description)))
 
 
 def same_bone(line: str, description: str) -> bool:
     """The line and an SR28 description both say boneless, or both bone-in."""
-    return bool((BONELESS.search(line) and BONELESS.search(description)) or
+    return bool((NO_BONE.search(line) and NO_BONE.search(description)) or
                 (BONE_IN.search(line) and BONE_IN.search(description)))
 
 
@@ -567,7 +567,7 @@ class Resolver:
         if parsed.unit_kind != "count" or found is None or item.ndb_no is None:
             return
         other, own = found[1], self.states.description[item.ndb_no]
-        if BONELESS.search(own) or BONE_IN.search(own) or \
+        if NO_BONE.search(own) or BONE_IN.search(own) or \
                 not same_bone(parsed.line, self.states.description[other]):
             return
         item.ndb_no, item.sr28_description = other, self.states.description[other]
