@@ -43,10 +43,10 @@ from typing import Any
 import yaml
 
 from nutrireason.errors import DataError
-from nutrireason.fam.spec import method_name
+from nutrireason.fam.spec import method_name, split_method_name
 from nutrireason.interop.builds import default_build
 from nutrireason.io import check_target_folder, write_folder
-from nutrireason.methods.base import Method, Prediction, get_method
+from nutrireason.methods.base import Method, Prediction, declared, get_method, method_infos
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
 from nutrireason.schema import (
     BenchmarkSpec,
@@ -60,12 +60,24 @@ from nutrireason.scoring.metrics import retrieval_table
 from nutrireason.scoring.score import score_records
 
 PREFIX = "nutrireason"
-NGQA_METHODS = ("plain", "kaping", "cot-zero", "cot-bag")
-FAM_MODES = ("baseline", "cot", "ki", "cot-ki")
-LEFT_OUT = {"tog": "Think-on-Graph: several model calls per question",
-            "oracle": "answers from the graph, no model",
-            "fam-reference": "answers from the knowledge base, no model",
-            "fam-<mode>[text+image], fam-<mode>[image]": "image input"}
+
+
+
+def left_out() -> dict[str, str]:
+    """Methods the export leaves out, by their declared reason: names that share a reason
+    are listed together."""
+    by_reason: dict[str, list[str]] = {}
+    for name, info in method_infos().items():
+        if info.left_out:
+            by_reason.setdefault(info.left_out, []).append(name)
+    return {", ".join(names): why for why, names in by_reason.items()}
+
+
+# the methods that declare themselves exported (one model call per sample, the prompt from the
+# item alone)
+NGQA_METHODS = tuple(declared("ngqa", exported=True))
+FAM_MODES = tuple(split_method_name(name)[0] for name in declared("fam", exported=True))
+LEFT_OUT = left_out()
 MODEL = "lm-eval"  # the model name the scored records carry
 LOWER_IS_BETTER = ("unparseable_rate",)
 README_HEAD = "# NutriReason lm-evaluation-harness tasks"

@@ -33,11 +33,33 @@ class Prediction:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class MethodInfo:
+    """What a method declares, so that no other module lists method names.
+
+    ``needs_model``: it calls a model (False: it runs with ``--model none``); ``benchmark``:
+    the registered benchmark whose items it answers ("" for any JSONL of prompts);
+    ``reference``: it answers from the benchmark's own knowledge (the symbolic reference a
+    report sets beside the models); ``demo``: one of the methods `nutrireason demo` runs;
+    ``exported``: `export lm-eval` writes it as a task (one model call per sample, the prompt
+    from the item alone); ``left_out``: why the export leaves it out, for its README.
+    """
+
+    needs_model: bool = True
+    benchmark: str = ""
+    reference: bool = False
+    demo: bool = False
+    exported: bool = False
+    left_out: str = ""
+
+
 class Method(ABC):
-    """A prompting method. ``settings`` are the generation settings it sends."""
+    """A prompting method. ``settings`` are the generation settings it sends; ``info`` what it
+    declares (:class:`MethodInfo`)."""
 
     name: str = ""
     params: dict[str, Any] = {}  # noqa: RUF012 - set per instance by get_method
+    info: MethodInfo = MethodInfo()
 
     def __init__(self, settings: GenerationSettings | None = None) -> None:
         self.settings = settings or GenerationSettings()
@@ -84,26 +106,57 @@ class PromptMethod(Method):
 
 
 _METHODS: dict[str, Callable[..., Method]] = {"prompt": PromptMethod}
+_INFO: dict[str, MethodInfo] = {"prompt": PromptMethod.info}
 # Modules whose import registers more methods; imported on first lookup.
 _METHOD_MODULES = ("nutrireason.methods.ngqa", "nutrireason.methods.tog", "nutrireason.methods.fam")
 
 
-def register_method(name: str, factory: Callable[..., Method] | None = None) -> Any:
+def register_method(name: str, factory: Callable[..., Method] | None = None,
+                    info: MethodInfo | None = None) -> Any:
     """Make ``name`` available to ``get_method`` and ``nutrireason run --method``.
 
     ``register_method("name", factory)``, or as a class decorator ``@register_method("name")``.
     A factory is called as ``factory(settings, **params)`` with the parameters of
-    ``--method name:key=value,...``.
+    ``--method name:key=value,...``. ``info``: what the method declares (default: the class's
+    ``info``, or a model-asking method of no benchmark).
     """
-    if factory is not None:
-        _METHODS[name] = factory
-        return factory
+    def add(made: Callable[..., Method]) -> Callable[..., Method]:
+        _METHODS[name] = made
+        _INFO[name] = info or getattr(made, "info", None) or MethodInfo()
+        return made
 
-    def wrap(cls: Callable[..., Method]) -> Callable[..., Method]:
-        _METHODS[name] = cls
-        return cls
+    return add(factory) if factory is not None else add
 
-    return wrap
+
+def _load_methods() -> None:
+    for module in _METHOD_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def method_infos() -> dict[str, MethodInfo]:
+    """Every registered method's declaration, in registration order."""
+    _load_methods()
+    return dict(_INFO)
+
+
+def declared(benchmark: str, **wanted: bool) -> list[str]:
+    """The methods of ``benchmark`` whose declaration has every ``wanted`` value
+    (``declared("ngqa", demo=True)``), in registration order."""
+    return [name for name, info in method_infos().items() if info.benchmark == benchmark
+            and all(getattr(info, key) == value for key, value in wanted.items())]
+
+
+def method_info(name: str) -> MethodInfo | None:
+    """What method ``name`` (parameters allowed: ``tog:width=2``) declares, or None when no
+    such method is registered."""
+    base = MethodSpec.parse(name).name
+    if base not in _INFO:
+        _load_methods()
+    return _INFO.get(base)
 
 
 def get_method(name: str, settings: GenerationSettings | None = None) -> Method:
@@ -114,12 +167,7 @@ def get_method(name: str, settings: GenerationSettings | None = None) -> Method:
     """
     spec = MethodSpec.parse(name)
     if spec.name not in _METHODS:
-        for module in _METHOD_MODULES:
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name != module:
-                    raise
+        _load_methods()
     if spec.name not in _METHODS:
         raise NutriReasonError(f"unknown method {spec.name!r}; known: {sorted(_METHODS)}")
     try:

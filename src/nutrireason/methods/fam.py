@@ -31,7 +31,13 @@ from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
 from nutrireason.fam.spec import INPUTS, method_name
-from nutrireason.methods.base import Generator, Method, Prediction, register_method
+from nutrireason.methods.base import (
+    Generator,
+    Method,
+    MethodInfo,
+    Prediction,
+    register_method,
+)
 from nutrireason.methods.fam_prompts import (
     LETTERS,
     PROPOSE_SYSTEM,
@@ -69,6 +75,7 @@ class Mode(NamedTuple):
 MODES = {"baseline": Mode(False, False), "cot": Mode(True, False), "ki": Mode(False, True),
          "cot-ki": Mode(True, True), "ki-limits": Mode(False, True, True),
          "cot-ki-limits": Mode(True, True, True)}
+PAPER = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four prompting modes (Table 1)
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 _MAGIC = ((b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"),
           (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
@@ -219,6 +226,7 @@ class FamPropose(Method):
     answer and the rule check's conflicts surfaced, asking for the full annotation again."""
 
     name = "fam-propose"
+    info = MethodInfo(benchmark="fam")
 
     def __init__(self, settings: GenerationSettings | None = None) -> None:
         super().__init__(json_mode(settings))
@@ -248,6 +256,8 @@ class FamReference(Method):
     """Answers from the knowledge base and the instance's evidence, without a model."""
 
     name = "fam-reference"
+    info = MethodInfo(needs_model=False, benchmark="fam", reference=True,
+                      left_out="answers from the knowledge base, no model")
 
     def __init__(self, settings: GenerationSettings | None = None) -> None:
         super().__init__(settings)
@@ -286,8 +296,12 @@ class FamReference(Method):
 def _register() -> None:
     for mode in MODES:
         for input_mode in INPUTS:
+            paper = input_mode == "text" and mode in PAPER
+            info = MethodInfo(benchmark="fam", demo=paper, exported=paper,
+                              left_out="" if input_mode == "text" else "image input")
             register_method(method_name(mode, input_mode),
-                            lambda settings=None, m=mode, i=input_mode: FamMethod(m, i, settings))
+                            lambda settings=None, m=mode, i=input_mode: FamMethod(m, i, settings),
+                            info)
     register_method(FamReference.name, FamReference)
     register_method(FamPropose.name, FamPropose)
 

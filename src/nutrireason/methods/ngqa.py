@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from nutrireason.methods.base import Generator, Method, Prediction, register_method
+from nutrireason.methods.base import (
+    Generator,
+    Method,
+    MethodInfo,
+    Prediction,
+    register_method,
+)
 from nutrireason.methods.ngqa_prompts import (
     BASE_METHOD_PROMPT,
     COT_BAG_PROMPT,
@@ -70,6 +76,7 @@ class PlainMethod(GraphRagMethod):
     """All triples of the question's graph (a naive Graph-RAG pipeline)."""
 
     name = "plain"
+    info = MethodInfo(benchmark="ngqa", demo=True, exported=True)
 
 
 class KapingMethod(GraphRagMethod):
@@ -78,6 +85,7 @@ class KapingMethod(GraphRagMethod):
     original KAPING paper did (NGQA skipped this step)."""
 
     name = "kaping"
+    info = MethodInfo(benchmark="ngqa", demo=True, exported=True)
 
     def __init__(self, settings: GenerationSettings | None = None, top_k: int | None = None,
                  embedder: Embedder | None = None) -> None:
@@ -111,6 +119,7 @@ class CotZeroMethod(GraphRagMethod):
     """One-step zero-shot chain of thought with the final-output requirement."""
 
     name = "cot-zero"
+    info = MethodInfo(benchmark="ngqa", demo=True, exported=True)
     method_prompt = f"{BASE_METHOD_PROMPT} {COT_ZERO_PROMPT}"
 
 
@@ -118,6 +127,7 @@ class CotBagMethod(GraphRagMethod):
     """Build-a-Graph prompting: the graph as attributed edges, then step-by-step reasoning."""
 
     name = "cot-bag"
+    info = MethodInfo(benchmark="ngqa", demo=True, exported=True)
     method_prompt = f"{BASE_METHOD_PROMPT} {COT_BAG_PROMPT}"
 
     def graph_text(self, triples: list[Triple]) -> str:
@@ -129,6 +139,8 @@ class OracleMethod(Method):
     of the benchmark and a standing check that the gold answers are consistent."""
 
     name = "oracle"
+    info = MethodInfo(needs_model=False, benchmark="ngqa", reference=True,
+                      left_out="answers from the graph, no model")
 
     async def answer(self, item: dict[str, Any], backend: Generator) -> Prediction:
         edges = [(h, r, t) for h, r, t in item_triples(item) if r in LINKS]

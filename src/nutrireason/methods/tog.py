@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from nutrireason.methods.base import Generator, Prediction, register_method
+from nutrireason.methods.base import Generator, MethodInfo, Prediction, register_method
 from nutrireason.methods.ngqa import GraphRagMethod, item_triples
 from nutrireason.methods.ngqa_prompts import (
     BASE_METHOD_PROMPT,
@@ -150,6 +150,8 @@ class TogMethod(GraphRagMethod):
     may stop early, then one answering call."""
 
     name = "tog"
+    info = MethodInfo(benchmark="ngqa", demo=True,
+                      left_out="Think-on-Graph: several model calls per question")
     method_prompt = f"{BASE_METHOD_PROMPT} {TOG_PROMPT}"
 
     def __init__(self, settings: GenerationSettings | None = None, width: int = 5,

@@ -10,17 +10,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nutrireason.methods.base import declared
 from nutrireason.models.types import GenerationSettings
 from nutrireason.report import build_report
 from nutrireason.runs import RunConfig, RunSummary, run
 from nutrireason.schema import METRICS_FILE, RECORDS_FILE, SCORES_FILE, get_benchmark
 from nutrireason.scoring.score import score_run, write_scores
 
-DEMO_METHODS = ["plain", "kaping", "cot-zero", "cot-bag", "tog"]
-FAM_MODES = ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
+# The methods that declare themselves part of the demo
+DEMO_METHODS = declared("ngqa", demo=True)
+FAM_MODES = declared("fam", demo=True)
 # A ranking item is five long calls (the ranking, then each dish for cross-task consistency):
-# the demo ranks in the baseline mode only, the dish task uses all four.
-DEMO_RANK_MODES = ["fam-baseline"]
+# the demo ranks in the first mode only (baseline), the dish task uses all four.
+DEMO_RANK_MODES = FAM_MODES[:1]
 NGQA_MAX_TOKENS = 64  # the demo's NGQA answer budget: a verdict, tags or two sentences
 # Seconds per sample of the bundled SmolLM2 on 2 cores, measured on the demo's own samples
 # (llama.cpp on every core, one sample at a time): an NGQA question per method, a FAM-Bench
@@ -77,7 +79,8 @@ def evaluate_ngqa(benchmark: Path, out: Path, model: str, per_cell: int,
             log(f"evaluating NGQA {task} / {level} ...")
             result.summaries.append(_run_and_score(RunConfig(
                 benchmark=spec.file(benchmark, task, level), out=run_dir,
-                methods=methods or [*DEMO_METHODS, "oracle"], models=[model],
+                methods=methods or [*DEMO_METHODS, *declared("ngqa", reference=True)],
+                models=[model],
                 settings=settings, limit=per_cell, concurrency=1)))
             result.runs.append(run_dir)
     if report:
@@ -111,9 +114,10 @@ def evaluate_references(ngqa: Path, fam: Path, out: Path,
     """The NGQA oracle and the FAM-Bench reference on every question of the full sets."""
     result = EvalResult()
     spec, fam_spec = get_benchmark("ngqa"), get_benchmark("fam")
-    cells = [(spec.file(ngqa, task.name, level), "oracle", f"oracle-{task.name}-{level}")
+    oracle, reference = declared("ngqa", reference=True)[0], declared("fam", reference=True)[0]
+    cells = [(spec.file(ngqa, task.name, level), oracle, f"oracle-{task.name}-{level}")
              for task in spec.tasks for level in spec.levels]
-    cells += [(fam_spec.file(fam, task), "fam-reference", f"reference-fam-{task}")
+    cells += [(fam_spec.file(fam, task), reference, f"reference-fam-{task}")
               for task in (t.option for t in fam_spec.tasks)]
     log(f"running the symbolic references on the full sets ({len(cells)} runs) ...")
     for benchmark, method, name in cells:

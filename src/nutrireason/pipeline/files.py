@@ -30,7 +30,6 @@ def benchmark_file(benchmark: str, task: str, level: str, directory: Path | None
     return path
 
 
-PAPER_MODES = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four; `--mode all`
 
 
 def choices(values: list[str] | None, known: list[str], option: str,
@@ -77,14 +76,14 @@ def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
     """Method names for FAM-Bench prompting modes (``all``: the paper's four) and an input
     mode."""
     from nutrireason.fam.spec import INPUTS, method_name
-    from nutrireason.methods.fam import MODES
+    from nutrireason.methods.fam import MODES, PAPER
 
     if input_mode not in INPUTS:
         raise DataError(None, f"unknown input mode {input_mode!r}",
                         expected="--input " + "|".join(INPUTS))
     names = []
     for mode in choices(modes or ["baseline"], [*MODES, "reference"], "--mode",
-                        every=list(PAPER_MODES)):
+                        every=list(PAPER)):
         if mode == "reference":
             names.append("fam-reference")
         else:

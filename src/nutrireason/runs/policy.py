@@ -17,22 +17,28 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
+from nutrireason.methods.base import method_info
 from nutrireason.runs.engine import RunSummary
 from nutrireason.runs.manifest import effective_status
 
 NO_MODEL = "scripted/none"
-# Methods that answer without calling a model (they may run with ``--model none``).
-MODEL_FREE_METHODS = frozenset({"oracle", "fam-reference"})
 MODEL_EXAMPLES = ("e.g. --model openai/gpt-4o-mini, --model llamacpp/smollm2, or --model "
                   "scripted/echo to try the plumbing without a model; methods that need no "
                   "model (oracle, fam-reference) run with --model none")
 _ALLOWANCE = re.compile(r"^\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<percent>%?)\s*$")
 
 
+def asks_model(method: str) -> bool:
+    """The method calls a model (its declaration; an unknown method is taken to: the run
+    refuses it by name later)."""
+    info = method_info(method)
+    return info is None or info.needs_model
+
+
 def resolve_models(models: list[str] | None, methods: list[str]) -> list[str]:
     """The provider strings to run: ``--model`` as given, ``none`` -> ``scripted/none``;
     no ``--model`` is an error unless every method needs no model."""
-    needing = [m for m in methods if m not in MODEL_FREE_METHODS]
+    needing = [m for m in methods if asks_model(m)]
     if not models:
         if needing:
             raise DataError(None, f"--model is required (method {needing[0]!r} asks a model)",
