@@ -69,3 +69,31 @@ def test_the_readers_list_no_method_names():
         found += [f"{where}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
                   if isinstance(node, ast.Constant) and node.value in names]
     assert not found, found
+
+
+def test_another_package_registers_methods_through_an_entry_point(monkeypatch, tmp_path):
+    """A ``nutrireason.methods`` entry point is loaded once, on the first lookup of a method
+    no built-in module registers; its module registers with a declaration."""
+    module = tmp_path / "outside_methods.py"
+    module.write_text(
+        "from nutrireason.methods.base import MethodInfo, PromptMethod, register_method\n"
+        "register_method('outside-echo', PromptMethod, MethodInfo(benchmark='ngqa'))\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from importlib.metadata import EntryPoint
+
+    point = EntryPoint("outside", "outside_methods", "nutrireason.methods")
+    asked = []
+
+    def fake_entry_points(group: str) -> list[EntryPoint]:
+        asked.append(group)
+        return [point] if group == "nutrireason.methods" else []
+
+    monkeypatch.setattr(base, "entry_points", fake_entry_points)
+    monkeypatch.setattr(base, "_plugins_loaded", False)
+    monkeypatch.setattr(base, "_METHODS", dict(base._METHODS))
+    monkeypatch.setattr(base, "_INFO", dict(base._INFO))
+    assert method_info("outside-echo") == MethodInfo(benchmark="ngqa")
+    assert base.get_method("outside-echo").name == "prompt"  # the class's own name
+    method_infos()
+    assert asked == ["nutrireason.methods"]  # loaded once

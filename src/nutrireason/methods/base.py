@@ -11,6 +11,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from nutrireason.errors import DataError, NutriReasonError
@@ -128,13 +129,23 @@ def register_method(name: str, factory: Callable[..., Method] | None = None,
     return add(factory) if factory is not None else add
 
 
+_plugins_loaded = False
+
+
 def _load_methods() -> None:
+    """Import the built-in method modules, then (once) the ``nutrireason.methods`` entry
+    points of other packages: a module there registers its methods on import."""
+    global _plugins_loaded
     for module in _METHOD_MODULES:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        for entry in entry_points(group="nutrireason.methods"):
+            entry.load()
 
 
 def method_infos() -> dict[str, MethodInfo]:
