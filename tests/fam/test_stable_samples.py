@@ -122,11 +122,16 @@ def test_each_condition_and_label_gives_its_first_entries_in_hash_order():
             assert len(drawn) == 2 and sorted(drawn) == sorted(pool[:2])
 
 
-def test_relabelling_one_entry_changes_only_the_gold_of_its_own_dish_instance():
-    dishes = _pool(CONDITIONS)
+def _first_drawn(dishes: dict[str, Dish]) -> tuple[list[dict[str, Any]], str, str, str]:
+    """The dish-level sample and its first instance's recipe, condition and gold side."""
     before = _dish_sample(dishes)
     entry = before[0]
-    recipe_id, condition, side = entry["recipe_id"], entry["condition"], entry["gold"]["decision"]
+    return before, entry["recipe_id"], entry["condition"], entry["gold"]["decision"]
+
+
+def test_relabelling_one_entry_changes_only_the_gold_of_its_own_dish_instance():
+    dishes = _pool(CONDITIONS)
+    before, recipe_id, condition, side = _first_drawn(dishes)
     after = _dish_sample(_relabelled(dishes, recipe_id, condition))
     own = dish_instance_id(recipe_id, condition)
     assert instance_changes(before, after) == {"added": [], "removed": [], "changed": [own]}
@@ -148,9 +153,7 @@ def test_relabelling_an_entry_that_is_not_drawn_changes_nothing():
 
 def test_an_excluded_entry_gives_its_place_to_the_next_of_its_annotated_pool():
     dishes = _pool(CONDITIONS)
-    before = _dish_sample(dishes)
-    entry = before[0]
-    recipe_id, condition, side = entry["recipe_id"], entry["condition"], entry["gold"]["decision"]
+    before, recipe_id, condition, side = _first_drawn(dishes)
     after = _dish_sample(_excluded(dishes, recipe_id, condition))
     pool = sorted((rid for rid, d in dishes.items() if d.standing.side.get(condition) == side),
                   key=lambda rid: dish_order(0, rid, condition))

@@ -31,6 +31,7 @@ from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
 from nutrireason.fam.spec import INPUTS, method_name
+from nutrireason.methods.answers import final_reader, option_titles
 from nutrireason.methods.base import (
     Generator,
     Method,
@@ -48,7 +49,6 @@ from nutrireason.methods.fam_prompts import (
     payload_text,
     rank_value,
     read_dish,
-    read_rank,
     system_prompt,
 )
 from nutrireason.methods.reading import final_text, parse_mode, read_response
@@ -171,8 +171,7 @@ class FamMethod(Method):
             if self.input_mode != "text" else []
         messages = self._messages("rank", payload, images, item["id"], item.get("images_root"))
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
-        titles = {k: str(v.get("title") or "") for k, v in item["dishes"].items()}
-        reading = read_response(response, lambda final: read_rank(final, titles))
+        reading = read_response(response, final_reader("ranking", option_titles(item)))
         parsed = rank_value(reading)
         decisions, modes, readings = {}, {}, {}
         for letter in LETTERS:

@@ -75,6 +75,7 @@ from nutrireason.recipes.state import (
     StateResolver,
     load_cooking_yields,
 )
+from nutrireason.recipes.state import words as description_words
 from nutrireason.recipes.units import convert
 from nutrireason.recipes.words import fold
 from nutrireason.sources.sr28 import Sr28
@@ -191,26 +192,27 @@ STEW_CUTS = {"beef": "stew beef"}
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
 NO_BONE = re.compile(r"(?i)\bboneless\b")
-RELATIVE_PIECE = re.compile(r"\(of (\d{5}), ")
 BONE_IN = re.compile(r"(?i)\bbone-?\s?in\b|\bon the bone\b|\bwith bones?\b")
+
+
+def bone_of(text: str) -> str | None:
+    """What a line or an SR28 description says of the bone: "boneless", "bone-in" or None."""
+    if NO_BONE.search(text):
+        return "boneless"
+    return "bone-in" if BONE_IN.search(text) else None
 
 
 def other_bone(line: str, description: str) -> bool:
     """The line and an SR28 description disagree on the bone: "2 boneless pork loin roasts"
     and "Pork, fresh, loin, sirloin (chops or roasts), bone-in", or the other way round."""
-    return bool((NO_BONE.search(line) and BONE_IN.search(description)) or
-                (BONE_IN.search(line) and NO_BONE.search(description)))
+    said, described = bone_of(line), bone_of(description)
+    return said is not None and described is not None and said != described
 
 
 def same_bone(line: str, description: str) -> bool:
     """The line and an SR28 description both say boneless, or both bone-in."""
-    return bool((NO_BONE.search(line) and NO_BONE.search(description)) or
-                (BONE_IN.search(line) and BONE_IN.search(description)))
-
-
-def _described(description: str) -> set[str]:
-    """The words of an SR28 description."""
-    return set(re.findall(r"[a-z]+", description.lower()))
+    said = bone_of(line)
+    return said is not None and said == bone_of(description)
 
 
 # A fish bought whole (head, bones and fins on), not fillets or steaks.
@@ -353,7 +355,7 @@ class Resolver:
                     weighed, item.rules = by_volume, [*item.rules, "grams_are_millilitres"]
             item.grams = None if weighed.grams is None else round(weighed.grams, 3)
             item.grams_method, item.problem = weighed.method, weighed.problem
-            self._boned_piece(item, parsed)
+            self._boned_piece(item, parsed, weighed)
             if choice.yield_factor is not None and item.grams is not None:
                 item.grams = round(item.grams / choice.yield_factor, 3)
                 item.grams_method = f"{item.grams_method}; cooked->raw yield " \
@@ -559,15 +561,14 @@ class Resolver:
             set(parsed.prep), self._drained_like) or \
             self._cut_like_its_kind(parsed, ndb_no) or weighed
 
-    def _boned_piece(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+    def _boned_piece(self, item: ResolvedIngredient, parsed: ParsedLine,
+                     weighed: Weighed) -> None:
         """A counted piece weighed by a relative that says the line's bone ("2 boneless pork
         loin roasts" by SR28's boneless top loin roast) where the entry says none (the whole
         loin): the piece's entry is the food as well."""
-        found = RELATIVE_PIECE.search(item.grams_method or "")
-        if parsed.unit_kind != "count" or found is None or item.ndb_no is None:
-            return
-        other, own = found[1], self.states.description[item.ndb_no]
-        if NO_BONE.search(own) or BONE_IN.search(own) or \
+        other = weighed.relative
+        if parsed.unit_kind != "count" or other is None or item.ndb_no is None or \
+                bone_of(self.states.description[item.ndb_no]) is not None or \
                 not same_bone(parsed.line, self.states.description[other]):
             return
         item.ndb_no, item.sr28_description = other, self.states.description[other]
@@ -578,11 +579,12 @@ class Resolver:
         drained ones ("4 cups canned kidney beans, drained" by the rinsed solids' 158 g cup,
         not the 256 g cup of beans in their liquid)."""
         relatives = self.states.closest_relatives(ndb_no)
-        own = _described(self.states.description[ndb_no])
+        own = description_words(self.states.description[ndb_no])
         if "drained" not in own:
             return relatives
         return [r for r in dict.fromkeys([*relatives, *self.states.same_head(ndb_no)])
-                if own - {"solids"} <= _described(self.states.description[r])]
+                if own - description_words("solids") <=
+                description_words(self.states.description[r])]
 
     def _cut_like_its_kind(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
         """A cup of cubes or crumbs of an entry without one, by the same cut of its own kind
@@ -604,15 +606,18 @@ class Resolver:
         whose weighing method ``fits``; relatives that say the line's bone first ("2 boneless
         pork loin roasts" by the boneless top loin roast), never one the line's bone
         contradicts (a bone-in roast's meat)."""
-        candidates = [other for other in (relatives or self.states.closest_relatives)(ndb_no)
-                      if not other_bone(parsed.line, self.states.description[other])]
-        candidates.sort(key=lambda other: not same_bone(parsed.line,
-                                                        self.states.description[other]))
+        candidates = (relatives or self.states.closest_relatives)(ndb_no)
+        if bone_of(parsed.line) is not None:  # most lines say nothing of the bone
+            candidates = sorted(
+                (other for other in candidates
+                 if not other_bone(parsed.line, self.states.description[other])),
+                key=lambda other: not same_bone(parsed.line, self.states.description[other]))
         for other in candidates:
             found = self.weigher.weigh(parsed, other)
             if found.grams is not None and fits(found.method or ""):
                 return Weighed(found.grams, f"{found.method} (of {other}, "
-                                            f"{self.states.description[other]}{why})")
+                                            f"{self.states.description[other]}{why})",
+                               relative=other)
         return None
 
     def _stated_drained(self, parsed: ParsedLine) -> Weighed | None:

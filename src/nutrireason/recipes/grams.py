@@ -61,6 +61,7 @@ class Weighed:
     grams: float | None
     method: str | None
     problem: str | None = None
+    relative: str | None = None  # the SR28 entry whose portion weighed it, when not its own
 
 
 @dataclass(frozen=True)
