@@ -45,18 +45,22 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "models": LEAVES,
     "sources": LEAVES | {"standards"},
     "recipes": LEAVES | {"standards", "sources"},
-    "ngqa": LEAVES | {"standards", "sources", "recipes"},
-    # fam may ask a model (through models/) but never runs the engine or a method
-    "fam": LEAVES | {"standards", "sources", "recipes", "models"},
+    # how results are shown (tables, figures, a report section): under the benchmarks, whose
+    # report sections build on it, and the report, which loads those sections by their specs
+    "display": LEAVES,
+    "ngqa": LEAVES | {"standards", "sources", "recipes", "display"},
+    # fam may ask a model (through models/) but never runs the engine or a method; its report
+    # section uses scoring's intervals
+    "fam": LEAVES | {"standards", "sources", "recipes", "models", "display", "scoring"},
     "methods": LEAVES | {"standards", "sources", "models", "ngqa", "fam"},
     "runs": LEAVES | {"models", "methods", "standards"},
     # pure metrics over records: no models, no raw data, no run engine
     "scoring": LEAVES | {"standards"},
     # display facts come from schema's benchmark registry, not from methods/fam/ngqa
-    "report": LEAVES | {"standards", "scoring", "runs", "review"},
+    "report": LEAVES | {"standards", "scoring", "runs", "review", "display"},
     # orchestration: every stage, but not the entry points
     "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "options",
-                           "standards",
+                           "standards", "display",
                            "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",
                            "review"}),

@@ -336,6 +336,12 @@ class BenchmarkSpec:
     modes: dict[str, str] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()
     split_method: Callable[[str], tuple[str, str]] | None = None
+    # ``module:function`` of what the benchmark adds to a report (a
+    # ``nutrireason.display.section.SectionBuilder``), loaded only when a report is built;
+    # "" for none
+    report: str = ""
+    # what the tasks' default cluster is, in words (a report's note on clustered intervals)
+    cluster_unit: str = ""
 
     def task(self, name: str) -> TaskSpec:
         """The task named ``name`` (its record name, option or an alias)."""

@@ -10,6 +10,7 @@ import pytest
 from nutrireason.errors import DataError
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import NutrientLimit, Side, load_kb
+from nutrireason.fam.report import FAM_MODES, fam_label, fam_sorted
 from nutrireason.methods.base import get_method
 from nutrireason.methods.fam import MODES, FamMethod
 from nutrireason.methods.fam_prompts import (
@@ -20,7 +21,6 @@ from nutrireason.methods.fam_prompts import (
     words_decision,
 )
 from nutrireason.pipeline.files import fam_methods
-from nutrireason.report.tables import FAM_MODES, fam_label, fam_sorted
 from tests.methods.test_fam_methods import HASH, dish_item, rank_item
 from tests.methods.test_fam_prompts import sent_to
 

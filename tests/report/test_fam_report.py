@@ -13,16 +13,11 @@ from typing import Any
 
 import pytest
 
+from nutrireason.display.groups import groups_frame
+from nutrireason.display.table import to_markdown
+from nutrireason.fam.report import fam_label, fam_method, fam_modality, fam_table1
+from nutrireason.ngqa.report import table3
 from nutrireason.report import build_report
-from nutrireason.report.tables import (
-    fam_label,
-    fam_method,
-    fam_modality,
-    fam_table1,
-    groups_frame,
-    table3,
-    to_markdown,
-)
 from nutrireason.schema import Record, record_key
 from tests.report import page_samples, stat, write_run, write_runs, write_sample_scores
 

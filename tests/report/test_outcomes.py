@@ -12,15 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nutrireason.display.groups import groups_frame
 from nutrireason.errors import DataError
+from nutrireason.ngqa.report import TASKS, ngqa_frame, retrieval_by_method
 from nutrireason.report import build_report
 from nutrireason.report.html import outcome
-from nutrireason.report.tables import (
-    TASKS,
-    groups_frame,
-    ngqa_frame,
-    retrieval_by_method,
-)
 from nutrireason.schema import SCORES_FILE, SampleScore, read_records, read_scores
 from nutrireason.scoring.score import score_run, write_scores
 from tests.report import page_samples

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from nutrireason.display.table import latex_escape
 from nutrireason.errors import DataError
 from nutrireason.report import build_report
-from nutrireason.report.tables import latex_escape
 from tests.report import LEVELS, METHODS, metric_value, write_run, write_runs
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

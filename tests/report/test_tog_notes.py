@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nutrireason.report.tables import efficiency_table, groups_frame
+from nutrireason.display.groups import groups_frame
+from nutrireason.ngqa.report import efficiency_table
 
 
 def group(method: str, n: int, stats: dict | None, level: str = "standard") -> dict:

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from nutrireason.display.figures import wrap_label
+from nutrireason.ngqa.report import efficiency_figure
 from nutrireason.report import build_report
 from nutrireason.report.html import script_json
-from nutrireason.report.plots import efficiency_figure, wrap_label
 from nutrireason.schema import Record, SampleScore, record_key
 from tests.report import page_samples, write_runs
 from tests.report.test_html import CHROMIUM, _playwright

@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from nutrireason.fam.report import human_table  # noqa: E402
 from nutrireason.methods.human import Desk, HumanMethod, cited_names  # noqa: E402
 from nutrireason.pipeline.human import make_view, view  # noqa: E402
-from nutrireason.report.tables import human_table  # noqa: E402
 from nutrireason.review.human_app import create_human_app  # noqa: E402
 from nutrireason.scoring.fam_metrics import dish_table  # noqa: E402
 
@@ -217,7 +217,7 @@ def test_the_human_table_gives_an_interval_and_a_small_sample_note():
 
 
 def test_a_metric_that_is_not_a_proportion_keeps_the_bootstrap_interval(monkeypatch):
-    from nutrireason.report import tables
+    from nutrireason.fam import report as tables
 
     monkeypatch.setitem(tables.PAPER_HUMAN, "fam_rank", ("mrr", 0.6))
     frame = pd.DataFrame([{"model": "human/Pat", "task": "fam_rank", "n": 12, "metric.mrr": 0.5,

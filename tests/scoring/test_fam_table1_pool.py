@@ -11,14 +11,9 @@ from typing import Any
 
 import pytest
 
-from nutrireason.report.tables import (
-    fam_pool_entries,
-    fam_table1,
-    fam_tables,
-    groups_frame,
-    to_csv,
-    to_markdown,
-)
+from nutrireason.display.groups import groups_frame
+from nutrireason.display.table import to_csv, to_markdown
+from nutrireason.fam.report import fam_pool_entries, fam_table1, fam_tables
 from nutrireason.schema import Record, record_key
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring.score import score_records

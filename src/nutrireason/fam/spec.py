@@ -144,5 +144,7 @@ def fam_spec() -> BenchmarkSpec:
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id",
                    "recipe_ids"),
         labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),
-        inputs=INPUTS, split_method=split_method_name)
+        inputs=INPUTS, split_method=split_method_name,
+        report="nutrireason.fam.report:report_section",
+        cluster_unit="the recipe, or a ranking item's dish set")
 

@@ -122,4 +122,5 @@ def ngqa_spec() -> BenchmarkSpec:
         levels=tuple(config.levels), default_level=DEFAULT_LEVEL,
         meta_keys=("level", "task", "user_id", "food_id", "food", "question", "signal",
                    "conditions", "diets"),
-        labels=tags, groups=("conditions", "diets"))
+        labels=tags, groups=("conditions", "diets"),
+        report="nutrireason.ngqa.report:report_section", cluster_unit="the user")

@@ -3,15 +3,14 @@
 ``build_report(run_dirs, out)`` reads each run's ``metrics.json`` and ``scores.jsonl`` (both
 from ``nutrireason score``) and ``records.jsonl`` and writes into ``out``:
 
-* when the runs have NGQA groups (binary, multi_label, text_generation):
-  ``table3.md``/``.csv``/``.tex`` (NGQA Table 3: level x method by task metrics, each task's
-  n and each value's 95 % interval; the LaTeX values and n only),
-  ``efficiency.md``/``.csv`` and ``retrieval.md``/``.csv``, ``efficiency.png``/``.svg``
-  (Figure 4) and ``retrieval.png``/``.svg`` (Figure 5, when any method reports retrieval);
-* when the runs have FAM-Bench groups (fam_dish, fam_rank): ``fam_table1.md``/``.csv``/``.tex``
-  (Table 1: model x mode), ``fam_modality.md``/``.csv``/``.tex`` (Table 2, when a method has a
-  text+image or image-only variant) and ``fam_radar.png``/``.svg`` (Task 1 accuracy per
-  condition, when metrics.json has fam_dish condition breakdowns);
+* each registered benchmark's section, for the benchmarks whose groups the runs have: the
+  tables and figures its spec's ``report`` builder makes (its paper tables as
+  ``<name>.md``/``.csv``, and ``.tex`` for those marked LaTeX; figures as ``.png``/``.svg``);
+  see ``docs/architecture.md`` for what the built-in benchmarks add;
+* the report's own tables over every benchmark: how answers were read (``reading``,
+  ``extractor``), clustered intervals and detectable differences (``detectable``), paired
+  comparisons with their forest plot (``comparison``), and the expert review's agreement
+  (``review_conditions``, ``review_agreement``) when a reviews export is given;
 * ``report.html``: everything above plus a browser over every sample (paged, filtered,
   each sample's calls shown when opened), with no network resources.
 
@@ -23,13 +22,14 @@ whose scores.jsonl does not cover its records, is refused with the command that 
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nutrireason.errors import DataError
+from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.io import check_target_folder
 from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
@@ -37,9 +37,16 @@ from nutrireason.schema import (
     SCORES_FILE,
     Record,
     SampleScore,
+    benchmark_names,
+    get_benchmark,
     read_records,
     scores_for,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from nutrireason.display.section import Section, SectionBuilder
 
 _GROUP_KEYS = ("method", "model", "task", "level")
 
@@ -109,7 +116,9 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     report.html. ``reviews``: a ``review export`` folder whose agreement statistics the
     report shows too. ``out`` must be new, empty or an earlier report (anything with
     ``overwrite``)."""
-    from nutrireason.report import html, plots, tables
+    from nutrireason.display.groups import groups_frame
+    from nutrireason.display.table import write_tables
+    from nutrireason.report import html, tables
 
     if not run_dirs:
         raise DataError(None, "no run directories given")
@@ -124,29 +133,48 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
-    frame = tables.groups_frame(metrics, [run.scores.values() for run in runs])
-    built = {**tables.ngqa_tables(frame),
-             **tables.fam_tables(frame, tables.fam_pool_entries(metrics)),
-             **tables.reading_tables(frame, metrics)}
+    frame = groups_frame(metrics, [run.scores.values() for run in runs])
+    sections = [section(name, frame, metrics, out) for name in benchmark_names()
+                if get_benchmark(name).report]
+    built: dict[str, Any] = {}
+    for part in sections:
+        if part is not None:
+            built |= part.tables
+    built |= tables.reading_tables(frame, metrics)
+    reviewed = ""
     if reviews is not None:
+        from nutrireason.review.items import BENCHMARK as REVIEWED
         from nutrireason.review.stats import decisions_from_file, review_stats
         from nutrireason.review.store import latest_of
 
-        built |= tables.review_tables(review_stats(latest_of(decisions_from_file(reviews))))
-    tables.write_tables(built, out)
-    ngqa = tables.ngqa_frame(frame)
-    figures = plots.write_plots(tables.efficiency_frame(ngqa), tables.retrieval_by_method(ngqa),
-                                out)
-    radar = plots.fam_radar_plot(tables.fam_condition_frame(metrics), out)
-    if radar is not None:
-        figures.append(radar)
-    figures += _statistics(runs, built, out)
-    return html.write_html(runs, built, figures, out / "report.html", warnings=overlaps)
+        decisions = latest_of(decisions_from_file(reviews))
+        built |= tables.review_tables(review_stats(decisions))
+        reviewed = ", ".join(get_benchmark(name).title for name in dict.fromkeys(
+            d.benchmark for d in decisions.values()) or [REVIEWED])
+    write_tables(built, out)
+    figures = _statistics(runs, built, out)
+    return html.write_html(runs, built, sections, figures, out / "report.html",
+                           warnings=overlaps, reviewed=reviewed)
+
+
+def section(benchmark: str, frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
+            out: Path) -> Section | None:
+    """What ``benchmark`` adds to the report: the builder its spec names (``report``,
+    ``module:function``) called on the runs' groups; None when the runs have none of them."""
+    target = get_benchmark(benchmark).report
+    module, _, function = target.partition(":")
+    try:
+        builder: SectionBuilder = getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError) as exc:
+        raise NutriReasonError(f"benchmark {benchmark!r} declares the report section "
+                               f"{target!r}, which cannot be loaded: {exc}") from exc
+    return builder(frame, metrics, out)
 
 
 def _statistics(runs: list[RunData], built: dict[str, Any], out: Path) -> list[Any]:
     """The detectable-difference table, and the comparison table and forest plot when two
     arms share items; written beside the other tables."""
+    from nutrireason.display.table import write_tables
     from nutrireason.report import plots, tables
     from nutrireason.scoring.compare import arm_comparisons, samples_of
 
@@ -158,7 +186,7 @@ def _statistics(runs: list[RunData], built: dict[str, Any], out: Path) -> list[A
                                   for run in runs])
     if comparison is not None:
         extra["comparison"] = tables.comparison_table(comparison)
-    tables.write_tables(extra, out)
+    write_tables(extra, out)
     built.update(extra)
     forest = plots.forest_plot(comparison, out)
     return [forest] if forest is not None else []

@@ -29,18 +29,12 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from nutrireason.display.figures import Plot
+from nutrireason.display.groups import level_order, ordered, task_labels, task_order
+from nutrireason.display.section import Section
+from nutrireason.display.table import Table
 from nutrireason.io import write_text_atomic
 from nutrireason.reasoning import split_reasoning
-from nutrireason.report.plots import Plot
-from nutrireason.report.tables import (
-    FAM_TASK_LABELS,
-    FAM_TASKS,
-    LEVELS,
-    TASK_LABELS,
-    TASKS,
-    Table,
-    ordered,
-)
 from nutrireason.schema import Record, SampleScore, benchmark_names, get_benchmark
 
 TEMPLATE = "report.html.j2"
@@ -189,7 +183,7 @@ def samples_data(runs: Sequence[Any]) -> dict[str, Any]:
     lists, texts = Lists(), Texts()
     rows = [sample_row(record, run.scores[record.key], lists, texts)
             for run in runs for record in run.records]
-    labels = {**TASK_LABELS, **FAM_TASK_LABELS}
+    labels = task_labels()
     listed = lists.as_json()
     return {"fields": list(FIELDS), "lists": listed, "texts": texts.values(),
             "taskLabels": {task: labels[task] for task in listed["task"] if task in labels},
@@ -215,8 +209,8 @@ def filters(data: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     return [
         ("model", "Model", ordered(lists["model"])),
         ("method", "Method", ordered(lists["method"])),
-        ("task", "Task", ordered(lists["task"], TASKS + FAM_TASKS)),
-        ("level", "Level", ordered((v for v in lists["level"] if v), LEVELS)),
+        ("task", "Task", ordered(lists["task"], task_order())),
+        ("level", "Level", ordered((v for v in lists["level"] if v), level_order())),
         ("outcome", "Outcome", outcomes),
         *((key, label, ordered(v for v in lists[key] if v))
           for key, label in (("rule", "Read by"), ("reason", "Not counted because"))
@@ -224,9 +218,14 @@ def filters(data: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     ]
 
 
-def _environment() -> jinja2.Environment:
+def _environment(sections: Sequence[Section | None]) -> jinja2.Environment:
+    """The report's templates, and each section's fragment as ``section/<name>``."""
+    fragments = {f"section/{s.name}": s.template.read_text(encoding="utf-8")
+                 for s in sections if s is not None}
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        loader=jinja2.ChoiceLoader([
+            jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+            jinja2.DictLoader(fragments)]),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
         lstrip_blocks=True, keep_trailing_newline=True,
     )
@@ -237,24 +236,37 @@ def _figure(plot: Plot) -> dict[str, Any]:
             "svg_file": plot.svg.name}
 
 
-def render_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot],
-                warnings: Sequence[str] = ()) -> str:
+def _section(section: Section | None) -> dict[str, Any] | None:
+    if section is None:
+        return None
+    return {"name": section.name, "template": f"section/{section.name}",
+            "figures": [_figure(p) for p in section.figures]}
+
+
+def render_html(runs: Sequence[Any], tables: dict[str, Table],
+                sections: Sequence[Section | None], plots: Sequence[Plot],
+                warnings: Sequence[str] = (), reviewed: str = "") -> str:
+    """The report page: ``sections``, one per registered benchmark with a report section
+    (None where the runs have none of its groups), then the report's own ``tables`` and
+    ``plots``, then the sample browser. ``reviewed``: the title of the benchmark whose labels
+    the review tables are about."""
     data = samples_data(runs)
     bert_models = ordered(m for run in runs
                           if (m := run.metrics.get("bertscore_model")) is not None)
-    return _environment().get_template(TEMPLATE).render(
+    return _environment(sections).get_template(TEMPLATE).render(
         runs=[{"name": run.metrics.get("run") or run.path.name,
                "records": run.metrics.get("records", len(run.records)),
                "bertscore_model": run.metrics.get("bertscore_model")} for run in runs],
-        tables=tables, task_labels={**TASK_LABELS, **FAM_TASK_LABELS},
-        plots=[_figure(p) for p in plots if p.section not in ("fam", "stats")],
-        fam_plots=[_figure(p) for p in plots if p.section == "fam"],
-        stats_plots=[_figure(p) for p in plots if p.section == "stats"],
+        tables=tables, task_labels=task_labels(),
+        sections=[_section(s) for s in sections],
+        stats_plots=[_figure(p) for p in plots],
         bert_models=bert_models, total=len(data["samples"]), filters=filters(data),
-        samples_json=Markup(script_json(data)), warnings=list(warnings),
+        samples_json=Markup(script_json(data)), warnings=list(warnings), reviewed=reviewed,
     )
 
 
-def write_html(runs: Sequence[Any], tables: dict[str, Table], plots: Sequence[Plot],
-               path: Path, warnings: Sequence[str] = ()) -> Path:
-    return write_text_atomic(path, render_html(runs, tables, plots, warnings))
+def write_html(runs: Sequence[Any], tables: dict[str, Table],
+               sections: Sequence[Section | None], plots: Sequence[Plot], path: Path,
+               warnings: Sequence[str] = (), reviewed: str = "") -> Path:
+    return write_text_atomic(path, render_html(runs, tables, sections, plots, warnings,
+                                               reviewed))
