@@ -56,8 +56,10 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "runs": LEAVES | {"models", "methods", "standards"},
     # pure metrics over records: no models, no raw data, no run engine
     "scoring": LEAVES | {"standards"},
-    # display facts come from schema's benchmark registry, not from methods/fam/ngqa
-    "report": LEAVES | {"standards", "scoring", "runs", "review", "display"},
+    # display facts come from schema's benchmark registry and the methods' declarations (a
+    # method's sentence on its statistics), never from fam/ngqa: a benchmark's section is
+    # loaded by the name its spec declares
+    "report": LEAVES | {"standards", "scoring", "runs", "review", "display", "methods"},
     # orchestration: every stage, but not the entry points
     "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "options",
                            "standards", "display",

@@ -62,6 +62,9 @@ class Record(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     method_spec: dict[str, Any] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+    # figures the method reports per answer to be pooled per group (ToG's model calls): scoring
+    # averages each over a group's answered records, the report writes the method's sentence
+    method_stats: dict[str, float | int | bool] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)  # generation settings sent
     # per model call, in order: why it stopped ("stop", "length": cut off) and its reasoning
     # (think blocks, analysis channel or the server's reasoning field), set apart from the answer

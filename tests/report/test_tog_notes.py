@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nutrireason.display.groups import groups_frame
 from nutrireason.ngqa.report import efficiency_table
+from nutrireason.report.tables import method_notes
 
 
 def group(method: str, n: int, stats: dict | None, level: str = "standard") -> dict:
@@ -21,7 +22,8 @@ def test_the_efficiency_table_notes_tog_calls_beside_the_bounds():
         group("plain", 4, None),
         group("tog", 30, tog),
         group("tog", 10, tog | {"tog_calls": 5.0, "tog_stopped_early": 0.75}, "complex")]}]
-    notes = efficiency_table(groups_frame(metrics)).notes
+    frame = groups_frame(metrics)
+    notes = efficiency_table(frame, method_notes(frame)).notes
     (line,) = [n for n in notes if n.startswith("tog")]
     # weighted by n: (30 * 3 + 10 * 5) / 40 = 3.5 calls; (30 * .25 + 10 * .75) / 40 = 37.5 %
     assert line.startswith("tog (scripted/x): 3.50 model calls per answered question")

@@ -3,22 +3,17 @@ group's accuracy, built from the groups frame as any benchmark's section is."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from nutrireason.display.groups import fmt
-from nutrireason.display.section import Section
+from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
 
 TOY_TASK = "toy_yes_no"
 
 
-def report_section(frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
-                   out: Path) -> Section | None:
-    part = frame[frame["task"] == TOY_TASK]
+def report_section(report: ReportInput) -> Section | None:
+    part = report.frame[report.frame["task"] == TOY_TASK]
     if part.empty:
         return None
     rows = [[r["method"], r["model"], fmt(r.get("metric.accuracy"))]

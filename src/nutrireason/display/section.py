@@ -31,10 +31,21 @@ class Section:
     figures: list[Plot] = field(default_factory=list)
 
 
-class SectionBuilder(Protocol):
-    """What ``BenchmarkSpec.report`` names: the groups of every run (a :func:`nutrireason.
-    display.groups.groups_frame`), each run's metrics.json and the report's folder, where the
-    figures go."""
+@dataclass
+class ReportInput:
+    """What a section is built from: ``frame``, the groups of every run (a
+    :func:`nutrireason.display.groups.groups_frame`); ``metrics``, each run's metrics.json;
+    ``out``, the report's folder, where figures go; ``method_notes``, per (method, model) the
+    sentence the method declares on its pooled statistics (ToG's calls per question)."""
 
-    def __call__(self, frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
-                 out: Path) -> Section | None: ...
+    frame: pd.DataFrame
+    metrics: Sequence[dict[str, Any]]
+    out: Path
+    method_notes: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+class SectionBuilder(Protocol):
+    """What ``BenchmarkSpec.report`` names: a function of the report's input that returns the
+    benchmark's section, or None when the runs have none of its groups."""
+
+    def __call__(self, report: ReportInput) -> Section | None: ...

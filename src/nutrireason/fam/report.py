@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from nutrireason.display.figures import COLORS, DPI, LINESTYLES, RC, Plot, save_figure
 from nutrireason.display.groups import number, ordered, stat_value
-from nutrireason.display.section import Section
+from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
 from nutrireason.schema import get_benchmark
 
@@ -453,13 +453,12 @@ def fam_radar_plot(data: pd.DataFrame, out: Path) -> Plot | None:
                        "FAM-Bench Task 1 decision accuracy per condition")
 
 
-def report_section(frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
-                   out: Path) -> Section | None:
+def report_section(report: ReportInput) -> Section | None:
     """Tables 1 and 2, the human baseline and the condition radar over the FAM-Bench groups of
     the runs; None without any."""
-    built = fam_tables(frame, fam_pool_entries(metrics))
+    built = fam_tables(report.frame, fam_pool_entries(report.metrics))
     if not built:
         return None
-    radar = fam_radar_plot(fam_condition_frame(metrics), out)
+    radar = fam_radar_plot(fam_condition_frame(report.metrics), report.out)
     return Section("fam", built, Path(__file__).with_name("report.html.j2"),
                    [radar] if radar is not None else [])

@@ -32,6 +32,9 @@ class Prediction:
     parse_ok: bool
     retrieved: list[Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # per-answer figures scoring pools per group (the record's ``method_stats``); the method's
+    # ``MethodInfo.stats_note`` says them in a sentence
+    stats: dict[str, float | int | bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class MethodInfo:
     report sets beside the models); ``demo``: one of the methods `nutrireason demo` runs;
     ``exported``: `export lm-eval` writes it as a task (one model call per sample, the prompt
     from the item alone); ``left_out``: why the export leaves it out, for its README.
+    ``stats_note``: the sentence a report writes per method and model from the method's
+    pooled statistics (:attr:`Prediction.stats`, averaged by scoring), a ``str.format``
+    template over their names ("" for none).
     """
 
     needs_model: bool = True
@@ -52,6 +58,7 @@ class MethodInfo:
     demo: bool = False
     exported: bool = False
     left_out: str = ""
+    stats_note: str = ""
 
 
 class Method(ABC):

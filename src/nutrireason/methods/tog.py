@@ -150,8 +150,12 @@ class TogMethod(GraphRagMethod):
     may stop early, then one answering call."""
 
     name = "tog"
-    info = MethodInfo(benchmark="ngqa", demo=True,
-                      left_out="Think-on-Graph: several model calls per question")
+    info = MethodInfo(
+        benchmark="ngqa", demo=True, left_out="Think-on-Graph: several model calls per question",
+        stats_note="{tog_calls:.2f} model calls per answered question, the reasoning step "
+                   "stopping early in {tog_stopped_early:.0%}; at most {tog_bound:.0f} here "
+                   "(pruning batched per round), {tog_authors_bound:.0f} by the ToG authors' "
+                   "bound 2 x width x depth + depth + 1 (Sun et al. 2024).")
     method_prompt = f"{BASE_METHOD_PROMPT} {TOG_PROMPT}"
 
     def __init__(self, settings: GenerationSettings | None = None, width: int = 5,
@@ -210,6 +214,7 @@ class TogMethod(GraphRagMethod):
                     Message(role="user", content=text)]
         response = await backend.generate(ChatRequest(messages=messages, settings=self.settings))
         reading = read_response(response, reader_for(item["task"]))
+        bounds = tog_call_bounds(self.width, self.depth)
         return Prediction(reading.value, reading.ok, retrieved=[list(t) for t in chosen],
                           extra={"reading": reading.audit(),
                                  "tog_pruning_calls": state.calls,
@@ -217,8 +222,13 @@ class TogMethod(GraphRagMethod):
                                  "tog_calls": state.calls + state.reasoning_calls + 1,
                                  "tog_depth_reached": depth_reached,
                                  "tog_stopped_early": stopped_early,
-                                 "tog_call_bounds": tog_call_bounds(self.width, self.depth),
-                                 "fallbacks": state.fallbacks})
+                                 "tog_call_bounds": bounds,
+                                 "fallbacks": state.fallbacks},
+                          stats={"tog_calls": state.calls + state.reasoning_calls + 1,
+                                 "tog_stopped_early": stopped_early,
+                                 "tog_depth_reached": depth_reached,
+                                 "tog_bound": bounds["this_implementation"],
+                                 "tog_authors_bound": bounds["tog_authors"]})
 
 
 def _retained(triples: list[Triple], paths: list[set[int]]) -> list[Triple]:

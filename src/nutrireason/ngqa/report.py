@@ -10,7 +10,6 @@ are left empty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from matplotlib.figure import Figure
 
 from nutrireason.display.figures import COLORS, DPI, RC, Plot, row_labels, save_figure
 from nutrireason.display.groups import fmt, has, number, ordered, row_keys
-from nutrireason.display.section import Section
+from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
 from nutrireason.schema import get_benchmark
 
@@ -149,7 +148,10 @@ def efficiency_frame(frame: pd.DataFrame) -> pd.DataFrame:
                         + [e[0] for e in EFFICIENCY])
 
 
-def efficiency_table(frame: pd.DataFrame) -> Table:
+def efficiency_table(frame: pd.DataFrame,
+                     method_notes: dict[tuple[str, str], str] | None = None) -> Table:
+    """Efficiency per method (and model), with a note per method that declares a sentence on
+    its pooled statistics (``method_notes`` by (method, model), ToG's calls per question)."""
     data = efficiency_frame(frame)
     multi_model = data["model"].nunique() > 1
     index = [Column("method", "Method")] + ([Column("model", "Model")] if multi_model else [])
@@ -167,26 +169,9 @@ def efficiency_table(frame: pd.DataFrame) -> Table:
                         "The smallest difference each group can detect against another arm "
                         "(80 % power, two-sided 5 %) is in 'Comparing models and methods' "
                         "(detectable.csv).",
-                        *tog_notes(frame)])
-
-
-def tog_notes(frame: pd.DataFrame) -> list[str]:
-    """One line per ToG method (and model): calls per answered question beside the bounds,
-    and how often the reasoning step stopped the exploration early."""
-    if "ms.tog_calls" not in frame.columns:
-        return []
-    part = frame[frame["ms.tog_calls"].notna()]
-    notes = []
-    for (method, model), rows in part.groupby(["method", "model"], sort=True):
-        weights = rows["n"].clip(lower=1)
-        calls = float(np.average(rows["ms.tog_calls"], weights=weights))
-        early = float(np.average(rows["ms.tog_stopped_early"], weights=weights))
-        notes.append(
-            f"{method} ({model}): {calls:.2f} model calls per answered question, the reasoning "
-            f"step stopping early in {early:.0%}; at most {int(rows['ms.tog_bound'].iloc[0])} "
-            f"here (pruning batched per round), {int(rows['ms.tog_authors_bound'].iloc[0])} by "
-            "the ToG authors' bound 2 x width x depth + depth + 1 (Sun et al. 2024).")
-    return notes
+                        *(f"{method} ({model}): {note}"
+                          for (method, model), note in (method_notes or {}).items()
+                          if ((data["method"] == method) & (data["model"] == model)).any())])
 
 
 def retrieval_table(frame: pd.DataFrame) -> Table:
@@ -248,12 +233,13 @@ def ngqa_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["task"].isin(TASKS)]
 
 
-def ngqa_tables(frame: pd.DataFrame) -> dict[str, Table]:
+def ngqa_tables(frame: pd.DataFrame,
+                method_notes: dict[tuple[str, str], str] | None = None) -> dict[str, Table]:
     """NGQA Table 3, efficiency and retrieval over the NGQA groups; none without any."""
     part = ngqa_frame(frame)
     if part.empty:
         return {}
-    return {"table3": table3(part), "efficiency": efficiency_table(part),
+    return {"table3": table3(part), "efficiency": efficiency_table(part, method_notes),
             "retrieval": retrieval_table(part)}
 
 
@@ -326,13 +312,12 @@ def write_plots(efficiency: pd.DataFrame, retrieval: pd.DataFrame, out: Path) ->
     return [p for p in plots if p is not None]
 
 
-def report_section(frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
-                   out: Path) -> Section | None:
+def report_section(report: ReportInput) -> Section | None:
     """NGQA Table 3, efficiency and retrieval, and Figures 4 and 5 over the NGQA groups of the
     runs; None without any."""
-    built = ngqa_tables(frame)
+    built = ngqa_tables(report.frame, report.method_notes)
     if not built:
         return None
-    part = ngqa_frame(frame)
-    figures = write_plots(efficiency_frame(part), retrieval_by_method(part), out)
+    part = ngqa_frame(report.frame)
+    figures = write_plots(efficiency_frame(part), retrieval_by_method(part), report.out)
     return Section("ngqa", built, Path(__file__).with_name("report.html.j2"), figures)

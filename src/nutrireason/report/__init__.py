@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,9 +44,7 @@ from nutrireason.schema import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from nutrireason.display.section import Section, SectionBuilder
+    from nutrireason.display.section import ReportInput, Section, SectionBuilder
 
 _GROUP_KEYS = ("method", "model", "task", "level")
 
@@ -117,6 +115,7 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     report shows too. ``out`` must be new, empty or an earlier report (anything with
     ``overwrite``)."""
     from nutrireason.display.groups import groups_frame
+    from nutrireason.display.section import ReportInput
     from nutrireason.display.table import write_tables
     from nutrireason.report import html, tables
 
@@ -134,7 +133,8 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
     out.mkdir(parents=True, exist_ok=True)
     metrics = [run.metrics for run in runs]
     frame = groups_frame(metrics, [run.scores.values() for run in runs])
-    sections = [section(name, frame, metrics, out) for name in benchmark_names()
+    given = ReportInput(frame, metrics, out, tables.method_notes(frame))
+    sections = [section(name, given) for name in benchmark_names()
                 if get_benchmark(name).report]
     built: dict[str, Any] = {}
     for part in sections:
@@ -157,8 +157,7 @@ def build_report(run_dirs: list[Path], out: Path, keep_last: bool = False,
                            warnings=overlaps, reviewed=reviewed)
 
 
-def section(benchmark: str, frame: pd.DataFrame, metrics: Sequence[dict[str, Any]],
-            out: Path) -> Section | None:
+def section(benchmark: str, given: ReportInput) -> Section | None:
     """What ``benchmark`` adds to the report: the builder its spec names (``report``,
     ``module:function``) called on the runs' groups; None when the runs have none of them."""
     target = get_benchmark(benchmark).report
@@ -168,7 +167,7 @@ def section(benchmark: str, frame: pd.DataFrame, metrics: Sequence[dict[str, Any
     except (ImportError, AttributeError) as exc:
         raise NutriReasonError(f"benchmark {benchmark!r} declares the report section "
                                f"{target!r}, which cannot be loaded: {exc}") from exc
-    return builder(frame, metrics, out)
+    return builder(given)
 
 
 def _statistics(runs: list[RunData], built: dict[str, Any], out: Path) -> list[Any]:

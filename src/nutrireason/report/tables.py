@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from nutrireason.display.groups import fmt, has, number, stat_value, task_labels
@@ -222,3 +223,29 @@ def cluster_units() -> str:
     """What each registered benchmark's samples cluster in: "<title>: <unit>; ..."."""
     return "; ".join(f"{spec.title}: {spec.cluster_unit}" for spec in map(
         get_benchmark, benchmark_names()) if spec.cluster_unit)
+
+
+STAT_PREFIX = "ms."  # the groups frame's columns of the methods' pooled statistics
+
+
+def method_notes(frame: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """Per (method, model) with method statistics in metrics.json, in sorted order: the
+    sentence the method declares (``MethodInfo.stats_note``) over its statistics pooled
+    across levels and tasks, each group weighted by its scored samples."""
+    from nutrireason.methods.base import method_info
+
+    columns = [c for c in frame.columns if c.startswith(STAT_PREFIX)]
+    part = frame[frame[columns].notna().any(axis=1)] if columns else frame.iloc[0:0]
+    notes = {}
+    for (method, model), rows in part.groupby(["method", "model"], sort=True):
+        info = method_info(method)
+        if info is None or not info.stats_note:
+            continue
+        pooled = {}
+        for column in columns:
+            known = rows[rows[column].notna()]
+            if not known.empty:
+                pooled[column[len(STAT_PREFIX):]] = float(np.average(
+                    known[column].astype(float), weights=known["n"].clip(lower=1)))
+        notes[(str(method), str(model))] = info.stats_note.format(**pooled)
+    return notes

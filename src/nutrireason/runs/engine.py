@@ -585,7 +585,8 @@ async def _sample(task: Task, cache: ResponseCache | None, policy: RetryPolicy) 
         fields = {"status": "error", "error": _item_error(task, exc)}
     else:
         fields = {"status": "ok", "parsed": prediction.parsed, "parse_ok": prediction.parse_ok,
-                  "retrieved": prediction.retrieved, "extra": prediction.extra}
+                  "retrieved": prediction.retrieved, "extra": prediction.extra,
+                  "method_stats": prediction.stats}
         if task.extractor is not None and _needs_extractor(task.item, prediction):
             prediction.extra["extractor"] = await _extract(task, proxy, cache, policy)
     if task.repeat:

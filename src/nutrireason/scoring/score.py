@@ -391,20 +391,20 @@ def reading_stats(members: Sequence[Record]) -> dict[str, Any]:
 
 
 def _method_stats(members: list[Record]) -> dict[str, Any] | None:
-    """ToG's exploration over the group's answered records: model calls per question, the
-    share the reasoning step stopped early, the depth reached and the call bounds; None for
-    other methods."""
-    tog = [r.extra for r in members if r.status == "ok" and "tog_calls" in r.extra]
-    if not tog:
+    """The group's method statistics (each answered record's ``method_stats``): a figure with
+    the same value on every record (a bound, a setting) as it is, any other averaged (a
+    yes / no as its share); None when no answered record has any."""
+    found = [r.method_stats for r in members if r.status == "ok" and r.method_stats]
+    if not found:
         return None
-    bounds = tog[0].get("tog_call_bounds") or {}
-    return {"tog_calls": float(np.mean([e["tog_calls"] for e in tog])),
-            "tog_stopped_early": float(np.mean([bool(e.get("tog_stopped_early")) for e in tog])),
-            "tog_depth_reached": float(np.mean([e.get("tog_depth_reached", 0) for e in tog])),
-            "tog_bound": bounds.get("this_implementation"),
-            "tog_authors_bound": bounds.get("tog_authors")}
-
-
+    names = list(dict.fromkeys(name for stats in found for name in stats))
+    pooled: dict[str, Any] = {}
+    for name in names:
+        values = [stats[name] for stats in found if name in stats]
+        same = all(value == values[0] and type(value) is type(values[0]) for value in values)
+        pooled[name] = values[0] if same and not isinstance(values[0], bool) else \
+            float(np.mean([float(value) for value in values]))
+    return pooled
 def _efficiency(members: list[Record]) -> dict[str, float]:
     if not members:
         return dict.fromkeys(EFFICIENCY, 0.0)
