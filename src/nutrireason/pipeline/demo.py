@@ -11,23 +11,16 @@ from typing import Any
 
 from nutrireason.options import setting
 from nutrireason.paths import builds_dir
-from nutrireason.pipeline.stage import Stage, StageResult
-from nutrireason.pipeline.stages import (
-    FamAnnotateStage,
-    FamBuildStage,
-    NgqaStage,
-    RecipesStage,
-    UsersStage,
-)
+from nutrireason.pipeline.stage import Stage, StageResult, build_stages
 from nutrireason.schema import get_benchmark
 
 DEMO_MODEL = "llamacpp/smollm2?n_ctx=4096"
 
 
 def demo_stages(workers: int = 2) -> list[Stage]:
-    """The build stages of the main job, in order, with their default inputs and outputs."""
-    return [UsersStage(), RecipesStage(workers=workers), NgqaStage(), FamAnnotateStage(),
-            FamBuildStage()]
+    """The build stages of the main job, in the order their declarations give, with their
+    default inputs and outputs."""
+    return build_stages(workers=workers)
 
 
 @dataclass

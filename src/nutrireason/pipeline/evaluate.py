@@ -1,17 +1,20 @@
 """The offline main job's evaluation stages: every NGQA method on a small sample of every level
 and task, every FAM-Bench prompting mode on a small sample of both tasks, the symbolic
 references (NGQA oracle, FAM-Bench rule-based reference) on the full sets, then scoring and one
-report over all runs. Finished samples are skipped on a re-run, and a run whose records have
-not changed since it was scored is not scored again."""
+report over all runs. Finished samples are skipped on a re-run, and a run is scored again only
+when its records, the scoring code or the bootstrap changed (:class:`ScoreStage`, the build
+stages' rule)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nutrireason.methods.base import declared
 from nutrireason.models.types import GenerationSettings
+from nutrireason.pipeline.stage import Stage
 from nutrireason.report import build_report
 from nutrireason.runs import RunConfig, RunSummary, run
 from nutrireason.schema import METRICS_FILE, RECORDS_FILE, SCORES_FILE, get_benchmark
@@ -54,14 +57,43 @@ class EvalResult:
         return self
 
 
+@dataclass
+class ScoreStage(Stage):
+    """Scoring one run, under the build stages' freshness rule: up to date while the run's
+    records, the scoring code and the bootstrap are what the last scoring read (its stamp,
+    ``score.stage.json`` in the run folder) and metrics.json and scores.jsonl exist."""
+
+    run_dir: Path
+    bootstrap: int = 200
+    label = "scores"
+    name = "score"
+
+    @property
+    def target(self) -> Path:
+        return self.run_dir
+
+    @property
+    def stamp_path(self) -> Path:
+        return self.run_dir / "score.stage.json"
+
+    def inputs(self) -> list[Path]:
+        return [self.run_dir / RECORDS_FILE]
+
+    def settings(self) -> dict[str, Any]:
+        return {"bootstrap": self.bootstrap}
+
+    def outputs(self) -> list[Path]:
+        return [self.run_dir / METRICS_FILE, self.run_dir / SCORES_FILE]
+
+    def build(self) -> dict[str, Path]:
+        return write_scores(self.run_dir, score_run(self.run_dir, bootstrap=self.bootstrap))
+
+
 def _run_and_score(config: RunConfig, bootstrap: int = 200) -> RunSummary:
     summary = run(config)
-    metrics, records = config.out / METRICS_FILE, config.out / RECORDS_FILE
     if summary.interrupted:
         raise KeyboardInterrupt
-    if not metrics.is_file() or not (config.out / SCORES_FILE).is_file() \
-            or metrics.stat().st_mtime < records.stat().st_mtime:
-        write_scores(config.out, score_run(config.out, bootstrap=bootstrap))
+    ScoreStage(config.out, bootstrap).ensure()
     return summary
 
 

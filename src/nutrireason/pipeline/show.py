@@ -208,31 +208,11 @@ def print_demo_summary(result, model: str) -> None:
 
 def show_stage(stage: Any, result: Any) -> None:
     """What a stage's ``ensure()`` did, with the summary of its outputs (read back from disk
-    when it was up to date)."""
-    from nutrireason.pipeline import stages as S
-
+    when it was up to date): the stage's own :meth:`~nutrireason.pipeline.stage.Stage.show`."""
     if not result.built:
         console.print(f"{stage.label}: {getattr(stage, 'target', '')} is up to date with its "
                       "inputs; not rebuilt")
-    if isinstance(stage, S.UsersStage):
-        if result.built:
-            print_users_summary(result.value)
-        return
-    value = result.value if result.built else stage.summary()
-    if isinstance(stage, S.RecipesStage):
-        print_recipe_quality(value, stage.target)
-    elif isinstance(stage, S.NgqaStage):
-        print_ngqa_stats(value)
-        if result.built:
-            console.print(f"wrote {stage.target}")
-    elif isinstance(stage, S.FamAnnotateStage):
-        print_annotation(value)
-        if result.built:
-            console.print(f"wrote {stage.target}/annotations.jsonl, summary.json and "
-                          "manifest.json")
-    elif isinstance(stage, S.FamBuildStage):
-        print_fam_build(value if not result.built else value["stats"],
-                        value if result.built else None, stage.target)
+    stage.show(result.value if result.built else stage.summary(), result.built)
 
 
 def print_fam_build(stats: dict, manifest: dict | None, target: Path) -> None:

@@ -3,7 +3,9 @@ pool and FAM-Bench instances. Each is a :class:`~nutrireason.pipeline.stage.Stag
 the demo construct one and call ``ensure()``; a stage that is up to date is not rebuilt.
 
 Every stage that reads USDA SR28 fingerprints its files, and every stage fingerprints the code
-it runs (see :func:`~nutrireason.pipeline.stage.code_fingerprint`).
+it runs (see :func:`~nutrireason.pipeline.stage.code_fingerprint`). Each declares its key, the
+stages it builds on and its default target; the build order and the default paths of their
+inputs come from these.
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ from typing import Any, Literal
 
 from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.options import CONCURRENCY, LIMIT, MAX_TOKENS, OUT, RECIPES, REQUIRED, setting
-from nutrireason.paths import builds_dir
-from nutrireason.pipeline.stage import Stage
+from nutrireason.pipeline.stage import Stage, default_target
 from nutrireason.schema import RECORDS_FILE, get_benchmark
 
 
@@ -68,13 +69,8 @@ class UsersStage(Stage):
     label = "users"
     name = "annotate users"
     generator_of = "nutrireason.ngqa.users_build"
-    code = ("ngqa", "sources", "standards")
-
-    @property
-    def target(self) -> Path:
-        from nutrireason.ngqa.users_build import default_users_path
-
-        return self.out or default_users_path()
+    key = "users"
+    default_target = "ngqa/users.parquet"
 
     def inputs(self) -> list[Path]:
         from nutrireason.standards import standards_dir
@@ -98,6 +94,12 @@ class UsersStage(Stage):
     @property
     def stamp_path(self) -> Path:
         return self.target.with_name(self.target.name + ".stage.json")
+
+    def show(self, value: Any, built: bool) -> None:
+        from nutrireason.pipeline.show import print_users_summary
+
+        if built:
+            print_users_summary(value)
 
     def build(self) -> Any:
         from nutrireason.ngqa.users_build import build_users, read_offline_bundle, read_raw_tree
@@ -124,12 +126,9 @@ class RecipesStage(Stage):
     progress: Callable[[int], Callable[[], None]] | None = None
     label = "recipes"
     name = "recipes to foods"
-    code = ("recipes", "sources", "standards")
     generator_of = "nutrireason.recipes.build"
-
-    @property
-    def target(self) -> Path:
-        return self.out or builds_dir() / "recipes"
+    key = "recipes"
+    default_target = "recipes"
 
     def corpus_file(self) -> Path:
         from nutrireason.recipes.load import WIKIBOOKS_FILE
@@ -149,6 +148,11 @@ class RecipesStage(Stage):
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "quality.json", "run `nutrireason recipes build` first")
+
+    def show(self, value: Any, built: bool) -> None:
+        from nutrireason.pipeline.show import print_recipe_quality
+
+        print_recipe_quality(value, self.target)
 
     def build(self) -> dict[str, Any]:
         from nutrireason.recipes.build import Resolver, build_corpus, build_inputs
@@ -184,23 +188,19 @@ class NgqaStage(Stage):
     reviewed_only: bool = setting("Keep only the question pairs reviewed.", False)
     label = "NGQA"
     name = "build NGQA"
-    code = ("ngqa", "recipes", "sources", "standards")
     generator_of = "nutrireason.ngqa.build"
-
-    @property
-    def target(self) -> Path:
-        return self.out or builds_dir() / get_benchmark("ngqa").build_dir
+    key = "ngqa"
+    upstream = ("users", "recipes")
+    benchmark = "ngqa"
 
     def users_path(self) -> Path:
-        from nutrireason.ngqa.users_build import default_users_path
-
-        return self.users or default_users_path()
+        return self.users or default_target("users")
 
     def food_inputs(self) -> list[Path]:
         if self.fndds is not None:
             root = Path(self.fndds)
             return sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-        folder = self.foods or builds_dir() / "recipes"
+        folder = self.foods or default_target("recipes")
         return [folder / "foods.parquet", folder / "food_ingredients.parquet"]
 
     def rule_inputs(self) -> list[Path]:
@@ -236,6 +236,13 @@ class NgqaStage(Stage):
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "stats.json", "run `nutrireason ngqa build` first")
 
+    def show(self, value: Any, built: bool) -> None:
+        from nutrireason.pipeline.show import console, print_ngqa_stats
+
+        print_ngqa_stats(value)
+        if built:
+            console.print(f"wrote {self.target}")
+
     def build(self) -> dict[str, Any]:
         from nutrireason.ngqa.build import build_benchmark
 
@@ -254,7 +261,7 @@ class NgqaStage(Stage):
 
             data = read_fndds(self.fndds)
             return fndds_foods(data), sorted(set(data.files.values()))
-        folder = self.foods or builds_dir() / "recipes"
+        folder = self.foods or default_target("recipes")
         hint = "run `nutrireason recipes build` first"
         tables = FoodTables(read_parquet(folder / "foods.parquet", hint),
                             read_parquet(folder / "food_ingredients.parquet", hint))
@@ -286,12 +293,14 @@ class FamAnnotateStage(Stage):
     log: Callable[[str], None] | None = None
     label = "FAM annotation"
     name = "annotate recipes (FAM)"
-    code = ("fam", "recipes", "sources", "standards")
     generator_of = "nutrireason.fam.pool"
+    key = "fam-annotate"
+    upstream = ("recipes",)
+    default_target = "fam/annotations"
 
     @property
     def folder(self) -> Path:
-        return self.recipes or builds_dir() / "recipes"
+        return self.recipes or default_target("recipes")
 
     def __post_init__(self) -> None:
         if self.proposer_model is not None and self.proposals is not None:
@@ -308,10 +317,6 @@ class FamAnnotateStage(Stage):
         return Proposer(self.proposer_model, self.target / "loop", concurrency=self.concurrency,
                         limit=self.limit, max_tokens=self.max_tokens,
                         retry_errors=self.retry_errors)
-
-    @property
-    def target(self) -> Path:
-        return self.out or builds_dir() / "fam" / "annotations"
 
     def inputs(self) -> list[Path]:
         from nutrireason.fam.pool import rule_files
@@ -336,6 +341,14 @@ class FamAnnotateStage(Stage):
 
     def summary(self) -> dict[str, Any]:
         return read_json(self.target / "summary.json", "run `nutrireason fam annotate` first")
+
+    def show(self, value: Any, built: bool) -> None:
+        from nutrireason.pipeline.show import console, print_annotation
+
+        print_annotation(value)
+        if built:
+            console.print(f"wrote {self.target}/annotations.jsonl, summary.json and "
+                          "manifest.json")
 
     def build(self) -> dict[str, Any]:
         from nutrireason.fam.pool import read_recipes, rule_files
@@ -392,20 +405,18 @@ class FamBuildStage(Stage):
     reviewed_only: bool = setting("Keep only the entries the reviews decided.", False)
     label = "FAM-Bench"
     name = "build FAM-Bench"
-    code = ("fam", "recipes", "sources", "standards")
     generator_of = "nutrireason.fam.build"
-
-    @property
-    def target(self) -> Path:
-        return self.out or builds_dir() / get_benchmark("fam").build_dir
+    key = "fam"
+    upstream = ("fam-annotate", "recipes")
+    benchmark = "fam"
 
     @property
     def pool(self) -> Path:
-        return (self.annotations or builds_dir() / "fam" / "annotations") / "annotations.jsonl"
+        return (self.annotations or default_target("fam-annotate")) / "annotations.jsonl"
 
     @property
     def corpus(self) -> Path:
-        return (self.recipes or builds_dir() / "recipes") / "recipes.jsonl"
+        return (self.recipes or default_target("recipes")) / "recipes.jsonl"
 
     def inputs(self) -> list[Path]:
         from nutrireason.fam.build import build_inputs
@@ -432,6 +443,12 @@ class FamBuildStage(Stage):
         from nutrireason.fam.build import read_stats
 
         return read_stats(self.target)
+
+    def show(self, value: Any, built: bool) -> None:
+        from nutrireason.pipeline.show import print_fam_build
+
+        print_fam_build(value["stats"] if built else value, value if built else None,
+                        self.target)
 
     def build(self) -> dict[str, Any]:
         from nutrireason.fam.build import build_fam
