@@ -26,7 +26,7 @@ from pathlib import Path
 
 from nutrireason.errors import NutriReasonError
 from nutrireason.fam.diff import console, label_diff, print_report
-from nutrireason.io import write_text_atomic
+from nutrireason.storage import write_text_atomic
 
 
 def main(argv: list[str] | None = None) -> int:

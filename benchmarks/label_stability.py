@@ -55,7 +55,7 @@ REC, NOT_REC, PORTION, NEUTRAL, DROPPED = ("Rec", "NotRec", "portion-excluded", 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """A build's JSONL file, through the project's reader (a bad line names its number)."""
-    from nutrireason.io import read_jsonl as read
+    from nutrireason.storage import read_jsonl as read
 
     return read(path, path.name, "a complete build folder")
 

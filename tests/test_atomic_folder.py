@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from nutrireason.io import atomic_folder, dir_mode
+from nutrireason.storage import atomic_folder, dir_mode
 
 
 def names(folder) -> list[str]:

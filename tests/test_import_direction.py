@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 # reasoning: a model output's reasoning set apart from its final answer, pure text rules that
 # the backends, methods, the run engine and the report's sample browser all apply; workers:
 # the initializer that ends a pool's worker processes with their parent
-LEAVES = frozenset({"errors", "paths", "io", "schema", "reviewfile", "options", "reasoning",
+LEAVES = frozenset({"errors", "paths", "storage", "schema", "reviewfile", "options", "reasoning",
                     "workers"})
 ANYTHING = None  # a unit that may import every other unit
 # The package itself (``from nutrireason import __version__``): Python imports it before any
@@ -33,9 +33,9 @@ ROOT = "__init__"
 ALLOWED: dict[str, frozenset[str] | None] = {
     "errors": frozenset(),
     "paths": frozenset({"errors"}),
-    "io": frozenset({"errors"}),
+    "storage": frozenset({"errors"}),
     "schema": frozenset({"errors"}),
-    "reviewfile": frozenset({"errors", "io"}),  # the reviews file format every build reads
+    "reviewfile": frozenset({"errors", "storage"}),  # the reviews file format every build reads
     "options": frozenset(),  # setting(): a dataclass field the CLI offers as an option
     "reasoning": frozenset(),
     "workers": frozenset(),
@@ -61,7 +61,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # loaded by the name its spec declares
     "report": LEAVES | {"standards", "scoring", "runs", "review", "display", "methods"},
     # orchestration: every stage, but not the entry points
-    "pipeline": frozenset({"errors", "paths", "io", "schema", "reviewfile", "options",
+    "pipeline": frozenset({"errors", "paths", "storage", "schema", "reviewfile", "options",
                            "standards", "display",
                            "models", "sources",
                            "recipes", "ngqa", "fam", "methods", "runs", "scoring", "report",

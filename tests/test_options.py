@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from nutrireason import cli
 from nutrireason.cli import app
 from nutrireason.options import REQUIRED, command_parameters, setting
-from nutrireason.pipeline.files import RunRequest
+from nutrireason.pipeline.run_request import RunRequest
 from nutrireason.pipeline.stages import FamAnnotateStage, NgqaStage
 
 

@@ -18,12 +18,12 @@ import typer
 from nutrireason import interop
 from nutrireason.errors import NutriReasonError
 from nutrireason.options import command_parameters
-from nutrireason.pipeline import review, stages
+from nutrireason.pipeline import review_commands, stages
 from nutrireason.pipeline.compare import CompareRequest, PowerRequest
 from nutrireason.pipeline.demo import DemoRequest
-from nutrireason.pipeline.files import RunRequest
-from nutrireason.pipeline.human import HumanSession
-from nutrireason.pipeline.scoring import ReportRequest, ScoreRequest
+from nutrireason.pipeline.human_session import HumanSession
+from nutrireason.pipeline.run_request import RunRequest
+from nutrireason.pipeline.score_request import ReportRequest, ScoreRequest
 from nutrireason.pipeline.show import console, ensure, note, set_quiet, show_stage
 
 app = typer.Typer(help="NutriReason: health-aware nutrition reasoning benchmarks (NGQA, "
@@ -209,7 +209,7 @@ def recipes_build(stage: stages.RecipesStage) -> None:
 def run_command(request: RunRequest) -> None:
     """Evaluate methods x models on a benchmark; re-run the same command to resume. One run at
     a time per --out folder; exits 1 when samples ended in errors (see --allow-errors)."""
-    from nutrireason.pipeline.files import plan_run
+    from nutrireason.pipeline.run_request import plan_run
     from nutrireason.pipeline.show import finish_run, quiet_now
     from nutrireason.runs import run
     from nutrireason.runs.policy import ErrorAllowance
@@ -295,8 +295,8 @@ def export_graphml_command(request: interop.GraphmlExport) -> None:
     console.print(f"wrote {request.out}: {nodes:,} nodes, {edges:,} edges")
 
 
-@command("review serve", review.ReviewServer)
-def review_serve(server: review.ReviewServer) -> None:
+@command("review serve", review_commands.ReviewServer)
+def review_serve(server: review_commands.ReviewServer) -> None:
     """Review FAM-Bench pool entries or NGQA questions in a browser: confirm, correct, edit
     the rationale or exclude; each decision is saved at once."""
     from nutrireason.review.app import serve
@@ -307,16 +307,16 @@ def review_serve(server: review.ReviewServer) -> None:
     serve(state, server.host, server.port)
 
 
-@command("review export", review.ReviewExport)
-def review_export(request: review.ReviewExport) -> None:
+@command("review export", review_commands.ReviewExport)
+def review_export(request: review_commands.ReviewExport) -> None:
     """Each reviewer's last decision per entry, for `fam build` / `ngqa build --reviews`."""
     manifest = request.run()
     console.print(f"wrote {manifest['decisions']} decisions on {manifest['items']} entries to "
                   f"{request.out} (sha256 {manifest['sha256'][:12]})")
 
 
-@command("review add-reviewer", review.ReviewerAdd)
-def review_add_reviewer(request: review.ReviewerAdd) -> None:
+@command("review add-reviewer", review_commands.ReviewerAdd)
+def review_add_reviewer(request: review_commands.ReviewerAdd) -> None:
     """Add a reviewer account (or change its role) in reviewers.yaml beside the review
     database; `review serve` signs in only the listed names."""
     roles = request.run()
@@ -325,11 +325,11 @@ def review_add_reviewer(request: review.ReviewerAdd) -> None:
                   markup=False, highlight=False)
 
 
-@command("review stats", review.ReviewStats)
-def review_stats(request: review.ReviewStats) -> None:
+@command("review stats", review_commands.ReviewStats)
+def review_stats(request: review_commands.ReviewStats) -> None:
     """Confirmation rate and corrections per condition, Cohen's and Fleiss' kappa between
     reviewers, and the rules against the experts."""
-    for line in review.stats_lines(request.run()):
+    for line in review_commands.stats_lines(request.run()):
         console.print(line, markup=False, highlight=False)
 
 

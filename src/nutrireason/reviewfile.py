@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.io import sha256_file
+from nutrireason.storage import sha256_file
 
 FORMAT = "nutrireason-reviews"
 VERSION = 2  # 2: each decision names its reviewer's role (version 1 files: all reviewers)

@@ -37,7 +37,7 @@ from nutrireason.methods.fam_prompts import parse_proposal
 from nutrireason.models.errors import ModelError
 from nutrireason.models.scripted import register
 from nutrireason.models.types import ChatRequest
-from nutrireason.pipeline.proposals import build_pool
+from nutrireason.pipeline.annotation_loop import build_pool
 from tests.fam.test_annotate import plausible_tables
 from tests.models.fake_openai import FakeOpenAI
 
@@ -381,6 +381,6 @@ def test_fam_alone_never_runs_the_engine(tmp_path, sr28):
     from nutrireason.fam.pool import build_pool as fam_build_pool
 
     proposer = Proposer("scripted/echo", tmp_path / "loop", progress=False)
-    with pytest.raises(NutriReasonError, match="nutrireason.pipeline.proposals.build_pool"):
+    with pytest.raises(NutriReasonError, match="nutrireason.pipeline.annotation_loop.build_pool"):
         fam_build_pool(RECIPES, sr28, tmp_path / "pool", proposer=proposer)
     assert not (tmp_path / "pool").exists()

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from nutrireason.io import write_jsonl_atomic
+from nutrireason.storage import write_jsonl_atomic
 
 
 def strict(constant: str) -> None:
@@ -35,7 +35,7 @@ def test_strict_lines_write_null_and_loose_lines_keep_nan(tmp_path):
 
 
 def test_json_files_are_strict_unless_asked(tmp_path):
-    from nutrireason.io import write_json_atomic
+    from nutrireason.storage import write_json_atomic
 
     data = {"code": math.nan, "high_from": [math.inf, 2.0]}
     write_json_atomic(tmp_path / "manifest.json", data)

@@ -20,7 +20,7 @@ from nutrireason.methods.fam_prompts import (
     system_prompt,
     words_decision,
 )
-from nutrireason.pipeline.files import fam_methods
+from nutrireason.pipeline.run_request import fam_methods
 from tests.methods.test_fam_methods import HASH, dish_item, rank_item
 from tests.methods.test_fam_prompts import sent_to
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from nutrireason.cli import app
 from nutrireason.errors import DataError
-from nutrireason.io import file_mode, read_text_utf8, write_text_atomic
 from nutrireason.recipes.load import load_corpus
+from nutrireason.storage import file_mode, read_text_utf8, write_text_atomic
 
 runner = CliRunner()
 

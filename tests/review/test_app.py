@@ -141,7 +141,7 @@ def test_static_files_are_a_fixed_list(small_pool, tmp_path):
 
 def test_a_non_loopback_host_needs_a_token():
     from nutrireason.errors import DataError
-    from nutrireason.pipeline.review import check_host
+    from nutrireason.pipeline.review_commands import check_host
 
     check_host("127.0.0.1", None)
     check_host("localhost", None)

@@ -33,7 +33,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 @pytest.fixture(scope="module")
 def served(fam_pool, recipe_build, tmp_path_factory):
     """The app over the real pool on 127.0.0.1 (a free port), stopped after the module."""
-    from nutrireason.pipeline.review import canonical_namer
+    from nutrireason.pipeline.review_commands import canonical_namer
 
     items = load_items(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl",
                        canonical_namer())

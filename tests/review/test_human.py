@@ -15,7 +15,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from nutrireason.errors import DataError  # noqa: E402
-from nutrireason.methods.human import Desk, check_answer  # noqa: E402
+from nutrireason.methods.human_desk import Desk, check_answer  # noqa: E402
 from tests.report.test_html import CHROMIUM, _playwright  # noqa: E402
 from tests.review.test_browser import ARGS  # noqa: E402
 
@@ -52,8 +52,8 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
     sync_playwright = _playwright()
     from playwright.sync_api import expect
 
-    from nutrireason.pipeline.human import HumanSession
-    from nutrireason.pipeline.scoring import score_runs
+    from nutrireason.pipeline.human_session import HumanSession
+    from nutrireason.pipeline.score_request import score_runs
     from nutrireason.report import build_report
     from nutrireason.schema import read_records
 
@@ -127,7 +127,7 @@ def test_a_participant_answers_five_dish_items(real_build, tmp_path):
 
 
 def test_a_second_start_resumes_the_same_sample(real_build, tmp_path):
-    from nutrireason.pipeline.human import prepare_items, sample_items, split_file
+    from nutrireason.pipeline.human_session import prepare_items, sample_items, split_file
 
     items = sample_items(split_file("dish", real_build, "standard"), 5, 0)
     again = sample_items(split_file("dish", real_build, "standard"), 5, 0)

@@ -17,8 +17,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from nutrireason.fam.report import human_table  # noqa: E402
-from nutrireason.methods.human import Desk, HumanMethod, cited_names  # noqa: E402
-from nutrireason.pipeline.human import make_view, view  # noqa: E402
+from nutrireason.methods.human_desk import Desk, HumanMethod, cited_names  # noqa: E402
+from nutrireason.pipeline.human_session import make_view, view  # noqa: E402
 from nutrireason.review.human_app import create_human_app  # noqa: E402
 from nutrireason.scoring.fam_metrics import dish_table  # noqa: E402
 

@@ -43,7 +43,7 @@ SMALLEST_TEXT = """() => {
 
 @pytest.fixture(scope="module")
 def served(fam_pool, recipe_build, tmp_path_factory):
-    from nutrireason.pipeline.review import recipe_readers
+    from nutrireason.pipeline.review_commands import recipe_readers
 
     names, derived = recipe_readers()
     items = load_items(fam_pool / "annotations.jsonl", recipe_build / "recipes.jsonl", names,

@@ -60,7 +60,7 @@ def test_without_the_check_only_what_the_method_reads_matters(tmp_path):
 
 
 def test_run_checks_the_items_of_a_registered_benchmark_only(tmp_path):
-    from nutrireason.pipeline.files import RunRequest, plan_run
+    from nutrireason.pipeline.run_request import RunRequest, plan_run
 
     own = write(tmp_path / "own.jsonl", [{"id": "a", "prompt": "hi"}])
     assert not plan_run(RunRequest(str(own), tmp_path / "r", model=["scripted/echo"]),

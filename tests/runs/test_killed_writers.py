@@ -17,7 +17,7 @@ import psutil
 from typer.testing import CliRunner
 
 from nutrireason.cli import app
-from nutrireason.io import atomic_folder, remove_stale_temporaries
+from nutrireason.storage import atomic_folder, remove_stale_temporaries
 from tests.test_folder_targets import items, run_cli, shard_pieces
 
 runner = CliRunner()
@@ -41,7 +41,7 @@ SLOW_MERGE = textwrap.dedent("""
 # a folder write killed half way: the temporary folder stays beside the target
 KILLED_WRITE = textwrap.dedent("""
     import os, signal, sys
-    from nutrireason.io import atomic_folder
+    from nutrireason.storage import atomic_folder
     with atomic_folder(sys.argv[1]) as folder:
         (folder / "half.txt").write_text("half")
         os.kill(os.getpid(), signal.SIGKILL)

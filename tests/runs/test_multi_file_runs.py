@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from nutrireason.cli import app
 from nutrireason.errors import DataError
-from nutrireason.pipeline.files import benchmark_files, choices, fam_methods
+from nutrireason.pipeline.run_request import benchmark_files, choices, fam_methods
 from nutrireason.runs.benchmark import load_benchmark, load_benchmarks
 from nutrireason.schema import read_records
 

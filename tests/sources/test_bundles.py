@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from nutrireason.errors import DataError
-from nutrireason.io import sha256_file
 from nutrireason.sources.bundles import (
     MARKER,
     bundle_path,
@@ -29,6 +28,7 @@ from nutrireason.sources.bundles import (
     state,
 )
 from nutrireason.standards.loader import Bundle, load_bundles, standards_dir
+from nutrireason.storage import sha256_file
 
 WHEEL_MEMBERS = {
     "toydata/__init__.py": b"print('not data')\n",

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from nutrireason.io import atomic_path
+from nutrireason.storage import atomic_path
 
 DPI = 100
 RC = {"svg.hashsalt": "nutrireason", "svg.fonttype": "none", "font.size": 9,

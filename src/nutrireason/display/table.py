@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from nutrireason.io import write_text_atomic
+from nutrireason.storage import write_text_atomic
 
 
 @dataclass

@@ -37,7 +37,10 @@ from nutrireason.fam.kb import load_kb
 from nutrireason.fam.pool import food_table, read_recipes, rule_files
 from nutrireason.fam.reviews import apply_reviews
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import (
+from nutrireason.reviewfile import load_reviews, reviews_file
+from nutrireason.sources.sr28 import Sr28
+from nutrireason.standards import standards_dir
+from nutrireason.storage import (
     finite,
     input_fingerprints,
     read_json_object,
@@ -45,9 +48,6 @@ from nutrireason.io import (
     write_json_atomic,
     write_jsonl_atomic,
 )
-from nutrireason.reviewfile import load_reviews, reviews_file
-from nutrireason.sources.sr28 import Sr28
-from nutrireason.standards import standards_dir
 
 GENERATOR = "nutrireason.fam.build/2"
 FILES = ("dish.jsonl", "rank.jsonl", "stats.json", "manifest.json")

@@ -38,7 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nutrireason.errors import DataError
-from nutrireason.io import read_jsonl
+from nutrireason.storage import read_jsonl
 
 REC, NOT_REC, NEUTRAL = "Rec", "NotRec", "neutral"
 EXCLUDED_ENTRY, RECIPE_EXCLUDED = "excluded-entry", "recipe-excluded"

@@ -22,14 +22,14 @@ from nutrireason.fam.proposals import (
     run_models,
 )
 from nutrireason.fam.vocabulary import Vocabulary
-from nutrireason.io import (
+from nutrireason.sources.sr28 import Sr28
+from nutrireason.storage import (
     input_fingerprints,
     read_jsonl,
     scrub,
     write_json_atomic,
     write_jsonl_atomic,
 )
-from nutrireason.sources.sr28 import Sr28
 
 
 def food_table(sr28: Sr28) -> dict[str, dict[str, Any]]:
@@ -66,7 +66,7 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
                run_pass: PassRunner | None = None) -> dict[str, Any]:
     """Annotate every recipe with the rules, then (see :mod:`nutrireason.fam.proposals`) run
     the propose-check-correct loop with ``proposer``, its passes run by ``run_pass`` (the run
-    engine's: :func:`nutrireason.pipeline.proposals.build_pool`), or cross-check a finished
+    engine's: :func:`nutrireason.pipeline.annotation_loop.build_pool`), or cross-check a finished
     run's ``proposals`` (``proposals_from`` names it), or neither (rules alone label); write
     ``annotations.jsonl``, ``summary.json`` and, when ``inputs`` are given, ``manifest.json``
     with their fingerprints and the ``annotation`` mode (written last). Returns the summary,
@@ -74,7 +74,7 @@ def build_pool(recipes: list[dict[str, Any]], sr28: Sr28, out: Path,
     if proposer is not None and run_pass is None:
         raise NutriReasonError(
             "the annotation loop asks a model through the run engine: call "
-            "nutrireason.pipeline.proposals.build_pool, or pass run_pass")
+            "nutrireason.pipeline.annotation_loop.build_pool, or pass run_pass")
     kb, vocabulary, foods = load_kb(), Vocabulary.load(), food_table(sr28)
     thresholds = thresholds or load_thresholds()
     annotations = [annotate(r, kb, vocabulary, foods, thresholds) for r in recipes]

@@ -19,7 +19,7 @@ directory ``<pool>/loop/<pass>-<digest>``, the digest covering the items, the mo
 settings: re-running the same command resumes (no new model calls for finished samples); new
 inputs get a fresh run whose unchanged prompts still come from the response cache. This module
 holds the loop's logic only; the engine pass is injected (:class:`PassRunner`), and
-:mod:`nutrireason.pipeline.proposals` wires in the run engine's.
+:mod:`nutrireason.pipeline.annotation_loop` wires in the run engine's.
 
 Gold stays rule-grounded: a recipe the loop keeps keeps its rule entries, with the (final)
 proposal beside them under ``proposal``. Every recipe the loop saw carries ``loop`` (outcome,
@@ -44,8 +44,8 @@ from nutrireason.errors import DataError
 from nutrireason.fam.instances import dish_view
 from nutrireason.fam.judgement import NOT_REC, REC
 from nutrireason.fam.kb import ConditionKB
-from nutrireason.io import scrub, write_jsonl_atomic
 from nutrireason.schema import RECORDS_FILE, Record, read_records
+from nutrireason.storage import scrub, write_jsonl_atomic
 
 TASK_PROPOSE = "fam_propose"
 TASK_CORRECT = "fam_correct"
@@ -390,7 +390,7 @@ class PassResult:
 class PassRunner(Protocol):
     """Runs (or resumes) one pass of the loop over ``items`` (the first ``limit`` of them when
     given) and returns its outcomes; raises :class:`LoopInterrupted` when interrupted. The run
-    engine's is :func:`nutrireason.pipeline.proposals.engine_pass`: fam never runs the engine
+    engine's is :func:`nutrireason.pipeline.annotation_loop.engine_pass`: fam never runs the engine
     itself."""
 
     def __call__(self, name: str, items: list[dict[str, Any]], proposer: Proposer,

@@ -22,8 +22,8 @@ import yaml
 
 from nutrireason.errors import DataError
 from nutrireason.fam.kb import CONCEPTS
-from nutrireason.io import parse_yaml
 from nutrireason.standards.loader import standards_dir
+from nutrireason.storage import parse_yaml
 
 _RULE_KEYS = {
     "canonical", "name_from_description", "concepts", "match", "exclude_any", "require_any",

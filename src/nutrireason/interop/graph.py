@@ -12,7 +12,7 @@ import networkx as nx
 
 from nutrireason.errors import DataError
 from nutrireason.interop.builds import default_build
-from nutrireason.io import atomic_path
+from nutrireason.storage import atomic_path
 
 
 def export_graphml(build: Path | None, out: Path) -> tuple[int, int]:

@@ -15,7 +15,7 @@ always null (no images yet) as a nullable string.
 splits, features, licence), then the sources and their licences, the build's fingerprints,
 how the gold is made, the known differences from the papers and both papers' citations.
 The folder is filled beside ``out`` and put in place at the end
-(:func:`nutrireason.io.atomic_folder`), so a failed export leaves nothing behind.
+(:func:`nutrireason.storage.atomic_folder`), so a failed export leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from pydantic import BaseModel
 from nutrireason import __version__
 from nutrireason.errors import DataError, MissingDependency
 from nutrireason.interop.builds import default_build
-from nutrireason.io import check_target_folder, read_json_object, read_jsonl, write_folder
 from nutrireason.schema import TaskSpec, get_benchmark
+from nutrireason.storage import check_target_folder, read_json_object, read_jsonl, write_folder
 
 SPLIT = "test"
 _SCALARS = {str: pa.string(), bool: pa.bool_(), int: pa.int64(), float: pa.float64()}

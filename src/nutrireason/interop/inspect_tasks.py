@@ -48,7 +48,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name
 from nutrireason.interop.builds import default_build
-from nutrireason.io import read_jsonl
 from nutrireason.methods.base import get_method
 from nutrireason.models.types import (
     ChatRequest,
@@ -68,6 +67,7 @@ from nutrireason.schema import (
     spec_for_task,
 )
 from nutrireason.scoring.score import score_records
+from nutrireason.storage import read_jsonl
 
 STORE_KEY = "nutrireason"  # where the solver leaves the method's answer in the sample store
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}

@@ -45,7 +45,6 @@ import yaml
 from nutrireason.errors import DataError
 from nutrireason.fam.spec import method_name, split_method_name
 from nutrireason.interop.builds import default_build
-from nutrireason.io import check_target_folder, write_folder
 from nutrireason.methods.base import Method, Prediction, declared, get_method, method_infos
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
 from nutrireason.schema import (
@@ -58,6 +57,7 @@ from nutrireason.schema import (
 )
 from nutrireason.scoring.metrics import retrieval_table
 from nutrireason.scoring.score import score_records
+from nutrireason.storage import check_target_folder, write_folder
 
 PREFIX = "nutrireason"
 

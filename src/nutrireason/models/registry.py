@@ -133,7 +133,7 @@ def _llamacpp(model: str, options: dict[str, Any]) -> Backend:
 
 @register_backend("human")
 def _human(model: str, options: dict[str, Any]) -> Backend:
-    from nutrireason.models.human import HumanBackend
+    from nutrireason.models.participant import HumanBackend
 
     if options:
         raise NutriReasonError(f"model 'human/{model}' takes no options: {sorted(options)}")

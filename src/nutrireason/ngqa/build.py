@@ -24,12 +24,6 @@ import numpy as np
 import pandas as pd
 
 from nutrireason import __version__
-from nutrireason.io import (
-    atomic_path,
-    input_fingerprints,
-    write_json_atomic,
-    write_parquet_atomic,
-)
 from nutrireason.ngqa.config import LEVELS, TASKS, NgqaConfig, load_ngqa_config
 from nutrireason.ngqa.evidence import FOOD_TAGS, USER_MEASURES, food_tag_table, user_measure_table
 from nutrireason.ngqa.foods import question_foods
@@ -55,6 +49,12 @@ from nutrireason.ngqa.questions import (
 from nutrireason.recipes.foods import FoodTables
 from nutrireason.reviewfile import Verdict, item_key, load_reviews, reviews_file
 from nutrireason.standards import Standards, load_standards
+from nutrireason.storage import (
+    atomic_path,
+    input_fingerprints,
+    write_json_atomic,
+    write_parquet_atomic,
+)
 
 GENERATOR = f"nutrireason {__version__} ngqa-build 3"
 # Standards files an NGQA build depends on besides its data inputs.

@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 
 from nutrireason import __version__
-from nutrireason.io import sha256_file, write_json_atomic, write_parquet_atomic
 from nutrireason.ngqa.users import (
     UserAnnotation,
     annotate_users,
@@ -19,6 +18,7 @@ from nutrireason.ngqa.users import (
 from nutrireason.paths import builds_dir
 from nutrireason.sources.nhanes_schema import NhanesTables
 from nutrireason.standards import load_standards
+from nutrireason.storage import sha256_file, write_json_atomic, write_parquet_atomic
 
 GENERATOR = f"nutrireason {__version__}"  # recorded in the users manifest
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.io import write_json_atomic, write_text_atomic
 from nutrireason.options import REQUIRED, setting
+from nutrireason.storage import write_json_atomic, write_text_atomic
 
 BY = ("Group by these, comma-separated: task, level, condition, diet, method, model "
       "(a sample counts for every condition or diet it names).")

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 from nutrireason import __version__
 from nutrireason.errors import NutriReasonError
-from nutrireason.io import check_target_folder, input_fingerprints, write_json_atomic
 from nutrireason.paths import builds_dir
+from nutrireason.storage import check_target_folder, input_fingerprints, write_json_atomic
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = PACKAGE_ROOT.name

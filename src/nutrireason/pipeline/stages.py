@@ -353,7 +353,7 @@ class FamAnnotateStage(Stage):
     def build(self) -> dict[str, Any]:
         from nutrireason.fam.pool import read_recipes, rule_files
         from nutrireason.fam.proposals import read_proposals
-        from nutrireason.pipeline.proposals import build_pool
+        from nutrireason.pipeline.annotation_loop import build_pool
 
         corpus = read_recipes(self.folder / "recipes.jsonl")
         extra = [self.proposals / RECORDS_FILE] if self.proposals is not None else []
@@ -380,9 +380,9 @@ class ProposalRun:
     max_tokens: int = setting(MAX_TOKENS, 1024, min=1)
 
     def run(self) -> Any:
-        """(run directory, engine summary) of :func:`~nutrireason.pipeline.proposals.
+        """(run directory, engine summary) of :func:`~nutrireason.pipeline.annotation_loop.
         run_proposals`."""
-        from nutrireason.pipeline.proposals import run_proposals
+        from nutrireason.pipeline.annotation_loop import run_proposals
 
         return run_proposals(self.model, self.recipes, self.out, limit=self.limit,
                              concurrency=self.concurrency, max_tokens=self.max_tokens)

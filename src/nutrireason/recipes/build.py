@@ -20,7 +20,6 @@ import pandas as pd
 from pydantic import BaseModel
 
 from nutrireason import __version__
-from nutrireason.io import atomic_path, input_fingerprints, write_json_atomic, write_parquet_atomic
 from nutrireason.recipes.backoff import (
     backoff_names,
     bare_name,
@@ -80,6 +79,12 @@ from nutrireason.recipes.units import convert
 from nutrireason.recipes.words import fold
 from nutrireason.sources.sr28 import Sr28
 from nutrireason.standards import Standards, load_standards, standards_dir
+from nutrireason.storage import (
+    atomic_path,
+    input_fingerprints,
+    write_json_atomic,
+    write_parquet_atomic,
+)
 
 STATED_DRAINED_METHOD = "stated_drained_weight"
 

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from nutrireason.errors import DataError
-from nutrireason.io import read_text_utf8
 from nutrireason.recipes.schema import RecipeRecord
 from nutrireason.recipes.servings import parse_yield
+from nutrireason.storage import read_text_utf8
 
 WIKIBOOKS_FILE = "recipes_en-us.json"
 WIKIBOOKS_URL = "https://en.wikibooks.org/wiki/"

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nutrireason.errors import DataError
-from nutrireason.io import parse_yaml
 from nutrireason.recipes.backoff import fold_accents
 from nutrireason.standards import standards_dir
+from nutrireason.storage import parse_yaml
 
 
 @dataclass(frozen=True)

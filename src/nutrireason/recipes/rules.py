@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nutrireason.errors import DataError
-from nutrireason.io import parse_yaml
 from nutrireason.recipes.coverage import UnresolvedEnergyRules
 from nutrireason.standards import standards_dir
 from nutrireason.standards.loader import RuleValue, Source, StrictModel, load_model
+from nutrireason.storage import parse_yaml
 
 
 class CategoryRule(StrictModel):

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nutrireason.errors import DataError
-from nutrireason.io import parse_yaml
 from nutrireason.standards import standards_dir
+from nutrireason.storage import parse_yaml
 
 STANDARD_WEIGHT_METHOD = "standard_weight"
 # Counted words that stand for a standard weight's unit.

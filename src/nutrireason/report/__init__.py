@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import check_target_folder
 from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
     METRICS_FILE,
@@ -42,6 +41,7 @@ from nutrireason.schema import (
     read_records,
     scores_for,
 )
+from nutrireason.storage import check_target_folder
 
 if TYPE_CHECKING:
     from nutrireason.display.section import ReportInput, Section, SectionBuilder

@@ -33,9 +33,9 @@ from nutrireason.display.figures import Plot
 from nutrireason.display.groups import level_order, ordered, task_labels, task_order
 from nutrireason.display.section import Section
 from nutrireason.display.table import Table
-from nutrireason.io import write_text_atomic
 from nutrireason.reasoning import split_reasoning
 from nutrireason.schema import Record, SampleScore, benchmark_names, get_benchmark
+from nutrireason.storage import write_text_atomic
 
 TEMPLATE = "report.html.j2"
 OUTCOMES = ("correct", "incorrect", "scored", "error")

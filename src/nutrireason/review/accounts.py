@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nutrireason.errors import DataError
-from nutrireason.io import parse_yaml, read_text_utf8, write_text_atomic
+from nutrireason.storage import parse_yaml, read_text_utf8, write_text_atomic
 
 REVIEWERS_FILE = "reviewers.yaml"
 ROLES = ("reviewer", "adjudicator")

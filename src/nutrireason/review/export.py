@@ -9,15 +9,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from nutrireason.io import (
+from nutrireason.review.store import ReviewStore
+from nutrireason.reviewfile import FORMAT, REVIEWS, VERSION
+from nutrireason.storage import (
     check_target_folder,
     sha256_file,
     write_folder,
     write_json_atomic,
     write_jsonl_atomic,
 )
-from nutrireason.review.store import ReviewStore
-from nutrireason.reviewfile import FORMAT, REVIEWS, VERSION
 
 
 def export_reviews(store: ReviewStore, out: Path, benchmark: str = "fam",

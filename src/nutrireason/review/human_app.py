@@ -1,7 +1,7 @@
 """The human-baseline web app (``nutrireason human serve``): one held-out item at a time, in
 the benchmark's own input (the question a model is asked and the dish or dishes it sees; no
 gold, no provenance), with a timer. Answers go to the run engine through the desk (see
-:mod:`nutrireason.methods.human`), which writes them as run records.
+:mod:`nutrireason.methods.human_desk`), which writes them as run records.
 
 The desk is passed in (``item``, ``total``, ``answered``, ``finished``, ``wait(seconds)``,
 ``show(item_id)``, ``submit(item_id, answer)``); ``view(item)`` turns an item into what the page

@@ -54,7 +54,6 @@ from rich.progress import Task as ProgressTask
 from rich.text import Text
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import check_target_folder
 from nutrireason.methods.base import Method, get_method
 from nutrireason.methods.extractor import extract, extractable
 from nutrireason.methods.reading import final_text
@@ -79,6 +78,7 @@ from nutrireason.runs.manifest import (
 from nutrireason.runs.records import RECORDS_FILE, Record, RecordLog, record_key
 from nutrireason.runs.shard import Shard, in_shard
 from nutrireason.schema import MethodSpec, all_meta_keys, check_item, spec_for_task, task_spec
+from nutrireason.storage import check_target_folder
 
 IMAGE_URL_KEEP = 256  # longer image URLs (data: URLs) are stored as a hash in records
 # Exceptions from a method that mean the item does not have what the method needs.

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.io import process_alive
+from nutrireason.storage import process_alive
 
 LOCK_FILE = "run.lock"
 _UNSUPPORTED = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL)

@@ -12,8 +12,8 @@ from typing import Any
 
 from nutrireason import __version__
 from nutrireason.errors import NutriReasonError
-from nutrireason.io import scrub, write_text_atomic  # scrub lives in a leaf; fam uses it too
 from nutrireason.runs.lock import holder_alive
+from nutrireason.storage import scrub, write_text_atomic  # scrub lives in a leaf; fam uses it too
 
 MANIFEST_FILE = "manifest.json"
 # Fields that define what a run computes; a resumed run must agree on all of them.

@@ -31,11 +31,11 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nutrireason.errors import DataError, NutriReasonError
-from nutrireason.io import check_target_folder, read_json_object, write_folder
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
 from nutrireason.schema import RECORDS_FILE
+from nutrireason.storage import check_target_folder, read_json_object, write_folder
 from nutrireason.workers import end_with_parent
 
 # What makes two folders pieces of one run: the fields a resumed run must agree on.

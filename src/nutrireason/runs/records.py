@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nutrireason.io import atomic_path
 from nutrireason.schema import (
     RECORDS_FILE,
     Record,
@@ -18,6 +17,7 @@ from nutrireason.schema import (
     read_records_bytes,
     record_key,
 )
+from nutrireason.storage import atomic_path
 
 __all__ = ["RECORDS_FILE", "Record", "RecordLog", "read_records", "read_records_bytes",
            "record_key"]

@@ -73,7 +73,6 @@ from typing import Any
 import numpy as np
 
 from nutrireason.errors import NutriReasonError
-from nutrireason.io import atomic_path, write_json_atomic, write_jsonl_atomic
 from nutrireason.schema import (
     METRICS_FILE,
     SCORES_FILE,
@@ -89,6 +88,7 @@ from nutrireason.schema import (
 from nutrireason.scoring import fam_metrics
 from nutrireason.scoring import metrics as M
 from nutrireason.scoring import stats as S
+from nutrireason.storage import atomic_path, write_json_atomic, write_jsonl_atomic
 
 GROUPS_CSV = "metrics_groups.csv"
 CONDITIONS_CSV = "metrics_conditions.csv"

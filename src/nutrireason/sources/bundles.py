@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import IO
 
 from nutrireason.errors import DataError
-from nutrireason.io import sha256_file, write_json_atomic
 from nutrireason.paths import data_home
 from nutrireason.standards import Bundle, load_bundles
+from nutrireason.storage import sha256_file, write_json_atomic
 
 MARKER = ".bundle.json"
 

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from nutrireason.errors import DataError
-from nutrireason.io import parse_yaml
+from nutrireason.storage import parse_yaml
 
 Model = TypeVar("Model", bound=BaseModel)
 # A finite, non-negative number written as a number (YAML `yes` or "3" are rejected).

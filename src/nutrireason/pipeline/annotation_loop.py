@@ -27,13 +27,13 @@ from nutrireason.fam.proposals import (
     Proposer,
     outcome_of,
 )
-from nutrireason.io import write_text_atomic
 from nutrireason.models.types import GenerationSettings
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import default_target
 from nutrireason.runs import RunConfig, RunSummary, run
 from nutrireason.schema import read_records
 from nutrireason.sources.sr28 import Sr28
+from nutrireason.storage import write_text_atomic
 
 
 def _items_text(items: list[dict[str, Any]]) -> str:

@@ -182,8 +182,8 @@ class ReviewerAdd:
 
 def export(db: Path | None, out: Path, benchmark: str = "fam",
            overwrite: bool = False) -> dict[str, Any]:
-    from nutrireason.io import check_target_folder
     from nutrireason.review.export import export_reviews, is_reviews_export
+    from nutrireason.storage import check_target_folder
 
     check_target_folder(out, overwrite, earlier=is_reviews_export)
     with existing_store(db) as store:

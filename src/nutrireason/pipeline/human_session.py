@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.errors import DataError
-from nutrireason.io import write_jsonl_atomic
 from nutrireason.options import HOST, PORT, REQUIRED, TOKEN, setting
 from nutrireason.paths import builds_dir
-from nutrireason.pipeline.review import check_host
+from nutrireason.pipeline.review_commands import check_host
 from nutrireason.schema import answer_kind, benchmark_names, get_benchmark
+from nutrireason.storage import write_jsonl_atomic
 
 ITEMS = "items.jsonl"
 
@@ -183,7 +183,7 @@ class HumanSession:
         """Check the host and token, then serve the sample until every item is answered (or
         Ctrl-C); returns the run summary. ``ready(server)`` is called once the server listens
         (tests use it)."""
-        from nutrireason.methods.human import Desk, register_desk
+        from nutrireason.methods.human_desk import Desk, register_desk
         from nutrireason.review.human_app import create_human_app
         from nutrireason.runs.engine import RunConfig
 
