@@ -334,11 +334,14 @@ class BenchmarkSpec:
     meta_keys: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()  # an answer vocabulary (NGQA's tags), in answer order
     groups: tuple[str, ...] = ()  # what per-sample breakdowns group by (conditions, diets)
-    # Prompting modes (name -> display label, in table order), input variants, and how a
-    # method name splits into (mode, input) (FAM-Bench: ``fam-cot-ki[image]``).
+    # Prompting modes (name -> display label, in table order; the first is ``--mode``'s
+    # default), input variants, how a method name splits into (mode, input) and back
+    # (FAM-Bench: ``fam-cot-ki[image]``), and the modes ``--mode all`` stands for.
     modes: dict[str, str] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()
     split_method: Callable[[str], tuple[str, str]] | None = None
+    join_method: Callable[[str, str], str] | None = None
+    paper_modes: tuple[str, ...] = ()
     # ``module:function`` of what the benchmark adds to a report (a
     # ``nutrireason.display.section.SectionBuilder``), loaded only when a report is built;
     # "" for none
@@ -408,9 +411,12 @@ def _load_all() -> None:
 
 
 def benchmark_names() -> list[str]:
-    """Every registered benchmark."""
+    """Every registered benchmark: the built-in ones in :data:`_BENCHMARK_MODULES` order
+    (whichever was imported first), then the others in registration order."""
     _load_all()
-    return list(_FACTORIES)
+    order = {module: i for i, module in enumerate(_BENCHMARK_MODULES)}
+    return sorted(_FACTORIES, key=lambda name: order.get(_FACTORIES[name].__module__,
+                                                          len(order)))
 
 
 def get_benchmark(name: str) -> BenchmarkSpec:

@@ -20,7 +20,7 @@ from nutrireason.methods.fam_prompts import (
     system_prompt,
     words_decision,
 )
-from nutrireason.pipeline.run_request import fam_methods
+from nutrireason.pipeline.run_request import mode_methods
 from tests.methods.test_fam_methods import HASH, dish_item, rank_item
 from tests.methods.test_fam_prompts import sent_to
 
@@ -200,7 +200,7 @@ def test_limit_modes_are_registered_for_every_input(mode, input_mode):
     assert isinstance(method, FamMethod) and method.name == name
     assert (method.cot, method.ki, method.limits) == (*LIMIT_MODES[mode], True)
     assert method.settings.json_mode is True
-    assert fam_methods([mode], input_mode) == [name]
+    assert mode_methods("fam", [mode], input_mode) == [name]
 
 
 def test_only_the_limit_modes_inject_limits():
@@ -235,10 +235,10 @@ def test_cot_ki_limits_rank_calls_all_carry_the_limits():
 
 
 def test_cli_accepts_the_limit_modes_and_names_them_when_refusing():
-    assert fam_methods(["ki-limits", "cot-ki-limits", "reference"], "text") == [
+    assert mode_methods("fam", ["ki-limits", "cot-ki-limits", "reference"], "text") == [
         "fam-ki-limits", "fam-cot-ki-limits", "fam-reference"]
     with pytest.raises(DataError) as caught:
-        fam_methods(["ki-nutrients"], "text")
+        mode_methods("fam", ["ki-nutrients"], "text")
     assert "ki-limits" in str(caught.value) and "cot-ki-limits" in str(caught.value)
 
 

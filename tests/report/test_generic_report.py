@@ -130,3 +130,11 @@ def test_importing_the_report_loads_no_engine():
     heavy = [m for m in loaded if m.split(".")[1] in ("methods", "models", "ngqa", "fam")
              or m == "nutrireason.runs.engine"]
     assert heavy == [], heavy
+
+
+def test_the_sections_keep_the_built_in_order_whatever_was_imported_first():
+    code = ("import nutrireason.fam.spec; from nutrireason.schema import benchmark_names; "
+            "print(','.join(benchmark_names()))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert found == "ngqa,fam"

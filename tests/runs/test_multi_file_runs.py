@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from nutrireason.cli import app
 from nutrireason.errors import DataError
-from nutrireason.pipeline.run_request import benchmark_files, choices, fam_methods
+from nutrireason.pipeline.run_request import benchmark_files, choices, mode_methods
 from nutrireason.runs.benchmark import load_benchmark, load_benchmarks
 from nutrireason.schema import read_records
 
@@ -62,7 +62,8 @@ def test_benchmark_files_cover_every_task_and_level(ngqa_dir):
 
 
 def test_fam_mode_all_is_the_papers_four():
-    assert fam_methods(["all"], "text") == ["fam-baseline", "fam-cot", "fam-ki", "fam-cot-ki"]
+    assert mode_methods("fam", ["all"], "text") == ["fam-baseline", "fam-cot", "fam-ki",
+                                                    "fam-cot-ki"]
 
 
 def test_several_files_form_one_benchmark(ngqa_dir, tmp_path):
@@ -111,3 +112,12 @@ def test_run_every_task_and_level_in_one_folder_and_resume(ngqa_dir, tmp_path):
     # another task list is another run: the folder refuses it
     other = CliRunner().invoke(app, [*args[:3], "binary", *args[4:]])
     assert other.exit_code != 0
+
+
+def test_default_methods_come_from_the_declarations():
+    from nutrireason.pipeline.run_request import default_methods
+
+    assert default_methods("ngqa", None, "text") == ["plain"]  # the declared default
+    assert default_methods("fam", None, "text") == ["fam-baseline"]  # the first mode
+    assert default_methods("fam", ["reference"], "image") == ["fam-reference"]  # text only
+    assert default_methods("items.jsonl", None, "text") == ["prompt"]

@@ -22,6 +22,7 @@ MODE_LABELS = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+
                "ki-limits": "KI+limits", "cot-ki-limits": "CoT+KI+limits",
                "reference": "reference"}
 INPUTS = ("text", "text+image", "image")
+PAPER_MODES = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four prompting modes (Table 1)
 _NAME = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")
 
 
@@ -144,7 +145,8 @@ def fam_spec() -> BenchmarkSpec:
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id",
                    "recipe_ids"),
         labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),
-        inputs=INPUTS, split_method=split_method_name,
+        inputs=INPUTS, split_method=split_method_name, join_method=method_name,
+        paper_modes=PAPER_MODES,
         report="nutrireason.fam.report:report_section",
         cluster_unit="the recipe, or a ranking item's dish set")
 

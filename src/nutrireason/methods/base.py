@@ -47,6 +47,7 @@ class MethodInfo:
     report sets beside the models); ``demo``: one of the methods `nutrireason demo` runs;
     ``exported``: `export lm-eval` writes it as a task (one model call per sample, the prompt
     from the item alone); ``left_out``: why the export leaves it out, for its README.
+    ``default``: a run of its benchmark uses it when no ``--method`` is given.
     ``stats_note``: the sentence a report writes per method and model from the method's
     pooled statistics (:attr:`Prediction.stats`, averaged by scoring), a ``str.format``
     template over their names ("" for none).
@@ -58,6 +59,7 @@ class MethodInfo:
     demo: bool = False
     exported: bool = False
     left_out: str = ""
+    default: bool = False
     stats_note: str = ""
 
 

@@ -30,7 +30,7 @@ from nutrireason.fam.instances import TASK_DISH, TASK_RANK, ImageRefused, confin
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
-from nutrireason.fam.spec import INPUTS, method_name
+from nutrireason.fam.spec import INPUTS, PAPER_MODES, method_name
 from nutrireason.methods.answers import final_reader, option_titles
 from nutrireason.methods.base import (
     Generator,
@@ -75,7 +75,7 @@ class Mode(NamedTuple):
 MODES = {"baseline": Mode(False, False), "cot": Mode(True, False), "ki": Mode(False, True),
          "cot-ki": Mode(True, True), "ki-limits": Mode(False, True, True),
          "cot-ki-limits": Mode(True, True, True)}
-PAPER = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four prompting modes (Table 1)
+PAPER = PAPER_MODES
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 _MAGIC = ((b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"),
           (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))

@@ -76,7 +76,7 @@ class PlainMethod(GraphRagMethod):
     """All triples of the question's graph (a naive Graph-RAG pipeline)."""
 
     name = "plain"
-    info = MethodInfo(benchmark="ngqa", demo=True, exported=True)
+    info = MethodInfo(benchmark="ngqa", demo=True, exported=True, default=True)
 
 
 class KapingMethod(GraphRagMethod):

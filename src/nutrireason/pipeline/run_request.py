@@ -72,30 +72,36 @@ def benchmark_files(benchmark: str, tasks: list[str] | None, levels: list[str] |
             for task in picked for level in picked_levels]
 
 
-def fam_methods(modes: list[str] | None, input_mode: str) -> list[str]:
-    """Method names for FAM-Bench prompting modes (``all``: the paper's four) and an input
-    mode."""
-    from nutrireason.fam.spec import INPUTS, method_name
-    from nutrireason.methods.fam import MODES, PAPER
+def mode_methods(benchmark: str, modes: list[str] | None, input_mode: str) -> list[str]:
+    """Method names for a benchmark's prompting modes (``all``: the paper's modes; none given:
+    the first mode) and an input mode; a mode whose method is a reference answers from text."""
+    from nutrireason.methods.base import method_info
 
-    if input_mode not in INPUTS:
+    spec = get_benchmark(benchmark)
+    if input_mode not in spec.inputs:
         raise DataError(None, f"unknown input mode {input_mode!r}",
-                        expected="--input " + "|".join(INPUTS))
+                        expected="--input " + "|".join(spec.inputs))
+    assert spec.join_method is not None
     names = []
-    for mode in choices(modes or ["baseline"], [*MODES, "reference"], "--mode",
-                        every=list(PAPER)):
-        if mode == "reference":
-            names.append("fam-reference")
-        else:
-            names.append(method_name(mode, input_mode))
+    for mode in choices(modes or [next(iter(spec.modes))], list(spec.modes), "--mode",
+                        every=list(spec.paper_modes)):
+        text = spec.join_method(mode, spec.inputs[0])
+        reference = (info := method_info(text)) is not None and info.reference
+        names.append(text if reference else spec.join_method(mode, input_mode))
     return names
 
 
 def default_methods(benchmark: str, modes: list[str] | None, input_mode: str) -> list[str]:
-    """The methods a run uses when ``--method`` is not given."""
-    if benchmark == "fam":
-        return fam_methods(modes, input_mode)
-    return ["plain"] if benchmark == "ngqa" else ["prompt"]
+    """The methods a run uses when ``--method`` is not given: the chosen prompting modes of a
+    benchmark that has modes, else the methods a benchmark declares as its default, else the
+    generic ``prompt`` (a JSONL file of prompts)."""
+    from nutrireason.methods.base import declared
+
+    if benchmark not in benchmark_names():
+        return ["prompt"]
+    if get_benchmark(benchmark).join_method is not None:
+        return mode_methods(benchmark, modes, input_mode)
+    return declared(benchmark, default=True) or ["prompt"]
 
 
 def build_images(path: Path) -> Path | None:
@@ -231,7 +237,7 @@ def plan_run(request: RunRequest, progress: bool) -> Any:
     names = r.method or default_methods(r.benchmark, r.mode, r.input_mode)
     paths = benchmark_files(r.benchmark, r.task, r.level, r.benchmark_dir)
     images = run_images(paths, r.images)
-    if r.benchmark == "fam" and r.input_mode != "text":
+    if r.input_mode != "text":
         for path in paths:
             check_images(path, r.offset, r.limit, images)
     return RunConfig(benchmark=paths if len(paths) > 1 else paths[0], out=r.out, methods=names,
