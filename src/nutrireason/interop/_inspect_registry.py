@@ -1,6 +1,9 @@
-"""The ``inspect_ai`` entry point of the package: importing it registers the tasks
-``nutrireason/ngqa`` and ``nutrireason/fam`` (:mod:`nutrireason.interop.inspect_tasks`)."""
+"""The ``inspect_ai`` entry point of the package: importing it registers one task per registered
+benchmark (``nutrireason/ngqa``, ``nutrireason/fam``, ...; see
+:mod:`nutrireason.interop.inspect_tasks`)."""
 
-from nutrireason.interop.inspect_tasks import fam, ngqa
+from nutrireason.interop.inspect_tasks import registered_tasks
 
-__all__ = ["fam", "ngqa"]
+TASKS = registered_tasks()
+globals().update(TASKS)
+__all__ = list(TASKS)

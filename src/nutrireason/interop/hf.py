@@ -36,7 +36,7 @@ from pydantic import BaseModel
 from nutrireason import __version__
 from nutrireason.errors import DataError, MissingDependency
 from nutrireason.interop.builds import default_build
-from nutrireason.schema import TaskSpec, get_benchmark
+from nutrireason.schema import BenchmarkSpec, TaskSpec, benchmark_names, get_benchmark
 from nutrireason.storage import check_target_folder, read_json_object, read_jsonl, write_folder
 
 SPLIT = "test"
@@ -103,25 +103,36 @@ class HfExport:
 
 
 def default_builds() -> list[Path]:
-    """The built NGQA and FAM-Bench folders in the data home that exist."""
-    return [build for build in map(default_build, ("ngqa", "fam"))
+    """The built folders of every registered benchmark in the data home that exist."""
+    return [build for build in map(default_build, benchmark_names())
             if (build / "manifest.json").is_file()]
 
 
 def build_kind(build: Path) -> str:
-    """``ngqa`` or ``fam`` for a built benchmark folder, from its manifest and files."""
+    """The registered benchmark a built folder holds: the one its manifest names
+    (``artifact``), else the one whose task files it holds."""
     manifest_path = build / "manifest.json"
     if not manifest_path.is_file():
         raise DataError(build, "no manifest.json: not a built benchmark folder",
-                        expected="the output of `nutrireason ngqa build` or `fam build`")
+                        expected="the output of a benchmark's build command")
     manifest = read_json_object(manifest_path)
-    if manifest.get("artifact") == "ngqa":
-        return "ngqa"
-    if (build / "dish.jsonl").is_file() or (build / "rank.jsonl").is_file():
-        return "fam"
-    raise DataError(manifest_path, "neither an NGQA nor a FAM-Bench build",
+    names = benchmark_names()
+    if manifest.get("artifact") in names:
+        return str(manifest["artifact"])
+    holding = [name for name in names if _holds_tasks(get_benchmark(name), build)]
+    if len(holding) == 1:
+        return holding[0]
+    titles = " or ".join(get_benchmark(name).title for name in names)
+    raise DataError(manifest_path, f"not a build of one benchmark ({titles})",
                     field="artifact", value=manifest.get("artifact"),
-                    expected="an NGQA build (artifact ngqa) or a FAM-Bench build (dish.jsonl)")
+                    expected="a benchmark's build folder: its manifest names it, or it holds "
+                             "its task files")
+
+
+def _holds_tasks(spec: BenchmarkSpec, build: Path) -> bool:
+    """Whether ``build`` holds an item file of one of ``spec``'s tasks (at any level)."""
+    return any(spec.file(build, task.name, level).is_file()
+               for task in spec.tasks for level in (spec.levels or ("",)))
 
 
 def config_files(kind: str, build: Path) -> list[tuple[str, str, str, Path]]:

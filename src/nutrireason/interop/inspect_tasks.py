@@ -1,4 +1,4 @@
-"""NGQA and FAM-Bench as inspect_ai tasks.
+"""Every registered benchmark as an inspect_ai task (``nutrireason/<benchmark>``).
 
     inspect eval nutrireason/ngqa --model mockllm/model -T task=binary -T level=complex \\
         -T method=kaping -T limit=5
@@ -46,9 +46,8 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from nutrireason.errors import DataError
-from nutrireason.fam.spec import method_name
 from nutrireason.interop.builds import default_build
-from nutrireason.methods.base import get_method
+from nutrireason.methods.base import declared, get_method
 from nutrireason.models.types import (
     ChatRequest,
     GenerationSettings,
@@ -62,6 +61,7 @@ from nutrireason.schema import (
     MethodSpec,
     Record,
     all_meta_keys,
+    benchmark_names,
     get_benchmark,
     record_key,
     spec_for_task,
@@ -76,31 +76,56 @@ _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": Cha
 # --------------------------------------------------------------------------- tasks
 
 
-@task
-def ngqa(task: str | None = None, level: str | None = None, method: str = "plain",
-         build: str | None = None, limit: int | None = None) -> Task:
-    """An NGQA task (binary, multilabel or textgen; the first by default) at one level (the
-    benchmark's default level when none is given), answered by one NGQA method (plain,
-    kaping, cot-zero, cot-bag, tog, oracle; parameters as ``tog:width=2``)."""
-    spec = get_benchmark("ngqa")
-    path = item_file(spec, build, task or spec.tasks[0].option, level or spec.default_level)
-    return benchmark_task(path, method, limit)
+def inspect_task(benchmark: str) -> Any:
+    """The inspect task ``nutrireason/<benchmark>`` of a registered benchmark: its ``task``
+    (the first by default), ``level`` (the default level, where it has levels), the answering
+    ``method`` (by default the method its ``mode`` and ``input`` name where it has prompting
+    modes, else the method it declares as default), ``build`` folder and ``limit``."""
+    spec = get_benchmark(benchmark)
+
+    @task(name=benchmark)
+    def benchmark_inspect_task(task: str | None = None, level: str | None = None,
+                               method: str | None = None, mode: str | None = None,
+                               input: str | None = None, build: str | None = None,
+                               limit: int | None = None) -> Task:
+        level = (level or spec.default_level) if spec.levels else (level or "")
+        path = item_file(spec, build, task or spec.tasks[0].option, level)
+        return benchmark_task(path, method or default_method(spec, mode, input), limit)
+
+    benchmark_inspect_task.__doc__ = f"{spec.title} as an inspect task."
+    return benchmark_inspect_task
 
 
-@task
-def fam(task: str = "dish", mode: str = "baseline", input: str = "text",
-        build: str | None = None, limit: int | None = None) -> Task:
-    """A FAM-Bench task (dish or rank) answered in one prompting mode (baseline, cot, ki,
-    cot-ki, ...) with one input mode (text, text+image, image)."""
-    spec = get_benchmark("fam")
+def default_method(spec: BenchmarkSpec, mode: str | None, input_mode: str | None) -> str:
+    """The method a task of ``spec`` answers with when none is named: its prompting ``mode``
+    with its ``input`` where the benchmark has modes, else its declared default method."""
+    if spec.join_method is None:
+        given = [name for name, value in (("mode", mode), ("input", input_mode)) if value]
+        if given:
+            raise DataError(None, f"{spec.title} has no {given[0]}s", field=given[0],
+                            value=mode or input_mode)
+        return (declared(spec.name, default=True) or ["prompt"])[0]
+    mode = mode or next(iter(spec.modes))
+    input_mode = input_mode or spec.inputs[0]
     if mode not in spec.modes:
-        raise DataError(None, f"unknown FAM-Bench mode {mode!r}", field="mode", value=mode,
+        raise DataError(None, f"unknown {spec.title} mode {mode!r}", field="mode", value=mode,
                         expected=f"one of {', '.join(spec.modes)}")
-    if input not in spec.inputs:
-        raise DataError(None, f"unknown FAM-Bench input {input!r}", field="input", value=input,
-                        expected=f"one of {', '.join(spec.inputs)}")
-    path = item_file(spec, build, task)
-    return benchmark_task(path, method_name(mode, input), limit)
+    if input_mode not in spec.inputs:
+        raise DataError(None, f"unknown {spec.title} input {input_mode!r}", field="input",
+                        value=input_mode, expected=f"one of {', '.join(spec.inputs)}")
+    return spec.join_method(mode, input_mode)
+
+
+def registered_tasks() -> dict[str, Any]:
+    """The inspect task of every registered benchmark, by benchmark name."""
+    return {name: inspect_task(name) for name in benchmark_names()}
+
+
+def __getattr__(name: str) -> Any:
+    """``from nutrireason.interop.inspect_tasks import ngqa``: a registered benchmark's task."""
+    if name in benchmark_names():
+        return inspect_task(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def item_file(spec: BenchmarkSpec, build: str | Path | None, task: str, level: str = "") -> Path:
@@ -114,7 +139,8 @@ def benchmark_task(path: Path, method: str, limit: int | None = None) -> Task:
     """The first ``limit`` items of ``path`` (all when None) answered by ``method``."""
     answerer = get_method(method)  # an unknown method fails here, before any sample runs
     items = read_jsonl(path, "benchmark items file",
-                       "`nutrireason ngqa build` / `nutrireason fam build`, or -T build=DIR")
+                       "a benchmark's build (`nutrireason <benchmark> build`), or -T "
+                       "build=DIR")
     samples = [item_sample(item) for item in items[:limit]]
     return Task(dataset=MemoryDataset(samples, name=path.stem, location=str(path)),
                 solver=answer_with(answerer.name), scorer=project_scorer(),
@@ -131,13 +157,12 @@ def item_sample(item: dict[str, Any]) -> Sample:
 
 
 def display_text(item: dict[str, Any]) -> str:
-    """What a sample shows as its input; the method builds the real prompt from the item."""
-    if item.get("question"):
-        return str(item["question"])
-    labels = ", ".join(item.get("condition_labels") or [])
-    if isinstance(item.get("dish"), dict):
-        return f"Is {item['dish'].get('title', item['id'])!r} suitable for: {labels}?"
-    return f"Rank the dishes for: {labels}"
+    """What a sample shows as its input (its task's one-line question); the method builds the
+    real prompt from the item."""
+    found = spec_for_task(str(item.get("task") or ""))
+    if found is not None:
+        return found[1].item_question(item)
+    return str(item.get("question") or item.get("prompt") or item.get("id"))
 
 
 def target_text(gold: Any) -> str:
