@@ -378,8 +378,10 @@ def test_trimming_bottles_and_plus_amounts_weigh_what_the_line_says(resolver, li
 
 def test_a_trimming_word_on_meat_takes_no_produce_refuse(resolver):
     item = resolver.ingredient("1 lb pork loin, trimmed of fat")
-    assert item.grams == pytest.approx(453.592)
-    assert "trimmed_as_bought" not in item.rules
+    # no produce refuse (22 % bone stays with a loin weighed as bought); the fat the line
+    # trims is: SR28 10024 (lean only, refuse 30 %: bone 22 %, separable fat 8 %)
+    assert item.grams == pytest.approx(453.592 * 0.92)
+    assert "trimmed_as_bought" not in item.rules and "fat_trimmed" in item.rules
 
 
 def test_wine_vinegar_is_no_wine_bottle(resolver):
@@ -473,3 +475,30 @@ def test_bone_words_agree_or_disagree():
     assert same_bone("2 boneless pork loin roasts", boneless)
     assert other_bone("1 pork roast on the bone", boneless)
     assert not other_bone("1 pork loin roast", bone_in) and not same_bone("1 pork roast", bone_in)
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("1 lb beef chuck, cut into ½-inch pieces", "23093",
+     "chuck cut into pieces is SR28's chuck for stew, the cut the stew meat is made of"),
+    ("1 lb beef chuck", "13815", "uncut chuck stays the chuck roast"),
+    ("1 lb beef sirloin, cut into cubes", "13929", "another cut cubed stays that cut"),
+    ("2 lb lamb shoulder, cubed", "17035", "lamb's stew entry is lean only: the shoulder stays"),
+])
+def test_the_stew_cut_is_the_species_or_the_cut_it_is_made_of(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    # SR28 23611 "Beef, top sirloin, steak, separable lean only, trimmed to 1/8" fat, all
+    # grades, raw": refuse 16 % (bone and connective tissue 3 %, separable fat 13 %)
+    # against 3 % bone and tissue for 13929, the lean and fat: 13 % separable fat
+    ("2 lb sirloin steak, fat trimmed", "23611", 907.185 * 0.87,
+     "the fat trimmed off: the separable lean, less the separable fat"),
+    ("2 lb sirloin steak, trimmed of excess fat", "23611", 907.185 * 0.87, "said the other way"),
+    ("2 lb sirloin steak", "13929", 907.185, "a cut as bought keeps its fat"),
+    # the chuck blade roast has no raw lean-only entry: the line's entry stands
+    ("1 lb beef chuck roast, trimmed of fat", "13815", 453.592, "no lean sibling, no change"),
+])
+def test_a_cut_trimmed_of_its_fat_is_its_separable_lean(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why

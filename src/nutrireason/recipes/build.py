@@ -177,6 +177,10 @@ TRIMMED_AFTER = re.compile(r"(?i)(?<!previously )(?<!already )(?<!pre-)\b"
                            r"hulled|pitted|stoned|husked|ends\s+(?:removed|snapped)|"
                            r"tough\s+ends)\b")
 PRODUCE_GROUPS = frozenset({"0900", "1100"})
+# the line trims a cut's fat after weighing it: SR28's separable lean is what is eaten
+FAT_TRIMMED = re.compile(r"(?i)\b(?:(?:excess\s+|visible\s+)?fat\s+(?:trimmed|removed|cut\s+off|"
+                         r"discarded)|trimmed\s+of\s+(?:all\s+|any\s+|the\s+|excess\s+|"
+                         r"visible\s+)*fat)\b")
 PACKAGED = re.compile(r"(?i)\b(?:jars?|cans?|tins?|packages?|pkgs?|bags?|boxes|cartons?)\b")
 
 
@@ -193,7 +197,21 @@ def after_food(parsed: ParsedLine) -> str:
 # "chuck for stew", lean and fat), not the composite of every retail cut. Lamb cut up stays the
 # composite: SR28's lamb "cubed for stew or kabob" is lean only, trimmed meat as sold, not a
 # piece the cook cuts with its fat.
-STEW_CUTS = {"beef": "stew beef"}
+# Meat cut into pieces: SR28's stew meat of the species (by a name the matcher knows), for
+# the species alone or the cut the stew entry is made of ("beef chuck": chuck for stew, lean
+# and fat as bought). Lamb's stew entry is lean only, trimmed: not a cut cubed at home.
+STEW_CUTS = {"beef": ("stew beef", frozenset({"chuck"}))}
+
+
+def stew_name(meat: str, parts: set[str] = frozenset()) -> str | None:
+    """The stew meat's name for a meat cut into pieces, when the line names only its species
+    or a cut its stew meat is made of ("beef chuck", the part ``chuck``), else None ("beef
+    sirloin")."""
+    named = set(meat.lower().split())
+    for species, (name, cuts) in STEW_CUTS.items():
+        if species in named and (named - {species}) | parts <= cuts:
+            return name
+    return None
 CUBED = re.compile(r"(?i)\b(?:cubes?|cubed|chunks?|stew(?:ing)?|kabobs?|kebabs?|skewer(?:s|ing)?)"
                    r"\b|\bcut\s+(?:in|into)\b[^,;]*\bpieces\b")
 NO_BONE = re.compile(r"(?i)\bboneless\b")
@@ -367,6 +385,7 @@ class Resolver:
                                     f"{choice.yield_factor:g} ({choice.yield_source})"
             self._edible_portion(item, parsed)
             self._trimmed_produce(item, parsed)
+            self._fat_trimmed(item, parsed)
             self._out_of_shell(item, parsed)
             self._drained_share(item, parsed)
             self._rendered(item)
@@ -390,8 +409,8 @@ class Resolver:
         if found is not None:
             return found
         meat = re.sub(r"\s+meat$", "", parsed.food or "")  # "lamb or goat meat": lamb meat
-        named_cut = any(state.startswith("part:") for state in parsed.states)
-        stew = STEW_CUTS.get(meat) if CUBED.search(parsed.line) and not named_cut else None
+        parts = {state.split(":", 1)[1] for state in parsed.states if state.startswith("part:")}
+        stew = stew_name(meat, parts) if CUBED.search(parsed.line) else None
         match = self.matcher.match(stew or parsed.food, parsed.unit, parsed.raw_food,
                                    parsed.prep, parsed.line)
         if match is not None and match.score >= floor:
@@ -701,6 +720,28 @@ class Resolver:
         item.rules = [*item.rules, "trimmed_as_bought"]
         item.grams_method = f"{item.grams_method}; trimmed as bought: SR28 refuse " \
                             f"{refuse:g} % ({what})"
+
+    def _fat_trimmed(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
+        """A cut weighed as bought whose fat the line trims off ("2 lb sirloin steak, fat
+        trimmed") is SR28's separable lean of the same cut, less the separable fat: the
+        lean entry's refuse over the lean-and-fat entry's (top sirloin: 16 % bone, tissue
+        and fat against 3 % bone and tissue, so 13 % fat)."""
+        description = item.sr28_description or ""
+        if parsed.unit_kind != "mass" or item.grams is None or \
+                "separable lean and fat" not in description or \
+                not FAT_TRIMMED.search(after_food(parsed)):
+            return
+        lean = self.states.by_description.get(
+            description.replace("separable lean and fat", "separable lean only"))
+        if lean is None:
+            return
+        fat = max(0.0, self.states.refuse.get(lean, (0.0, ""))[0] -
+                  self.states.refuse.get(item.ndb_no or "", (0.0, ""))[0])
+        item.ndb_no, item.sr28_description = lean, self.states.description[lean]
+        item.grams = round(item.grams * (1 - fat / 100), 3)
+        item.rules = [*item.rules, "fat_trimmed"]
+        item.grams_method = f"{item.grams_method}; fat trimmed: the separable lean, less " \
+                            f"SR28's separable fat {fat:g} %"
 
     def _edible_portion(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line
