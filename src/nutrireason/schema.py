@@ -260,6 +260,7 @@ ANSWER_KINDS = {
     "sentence": "Yes or No and the reasons, in one sentence",
     "decision": "recommend or not_recommend, with the ingredients that decide it",
     "ranking": "the option letters from best to worst",
+    "quantity": "a number in the task's unit",
 }
 
 
@@ -283,6 +284,8 @@ class TaskSpec:
     multi-call method's replies holds the answer (``first`` or ``last``). ``pooled``: the
     paper's table pools the task over a model's input variants (FAM-Bench Table 1).
     ``human``: the ``human serve --task`` value of a task people can answer (empty: none).
+    A ``quantity`` task's ``unit`` names what its numbers are in ("g", "kcal") and its
+    ``tolerance`` the distance from the gold within which an answer is right (Acc@7.5 g).
     """
 
     name: str
@@ -308,11 +311,16 @@ class TaskSpec:
     scored_call: Literal["first", "last"] = "last"
     pooled: bool = False
     human: str = ""
+    unit: str = ""
+    tolerance: float | None = None
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWER_KINDS:
             raise NutriReasonError(f"task {self.name!r} declares the answer {self.answer!r}; "
                                    f"one of {', '.join(ANSWER_KINDS)}")
+        if self.answer == "quantity" and (self.tolerance is None or self.tolerance < 0):
+            raise NutriReasonError(f"task {self.name!r} answers a quantity and declares no "
+                                   "tolerance (the distance within which an answer is right)")
 
     def item_question(self, item: dict[str, Any]) -> str:
         """The question of ``item`` in one line (its ``question`` field where the task has no

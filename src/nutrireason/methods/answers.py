@@ -12,6 +12,7 @@ from typing import Any
 
 from nutrireason.methods.fam_prompts import read_dish, read_rank
 from nutrireason.methods.ngqa_prompts import KIND_READERS, read_sentence
+from nutrireason.methods.quantity import read_quantity
 from nutrireason.methods.reading import Parser, Reading, read_output
 from nutrireason.schema import answer_kind
 
@@ -29,6 +30,8 @@ def final_reader(kind: str, titles: dict[str, str] | None = None) -> Parser:
         return read_dish
     if kind == "ranking":
         return lambda text: read_rank(text, titles or {})
+    if kind == "quantity":
+        return read_quantity
     return KIND_READERS.get(kind, read_sentence)
 
 

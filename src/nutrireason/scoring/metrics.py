@@ -101,6 +101,33 @@ def mean_table(values: dict[str, Sequence[float] | np.ndarray]) -> Table:
     return Table(stats.reshape(-1, len(names)), finish, {k: i for i, k in enumerate(names)})
 
 
+# --------------------------------------------------------------------------- quantity
+
+
+def quantity_table(pred: Sequence[Any], gold: Sequence[Any], parse_ok: Sequence[bool],
+                   tolerance: float) -> Table:
+    """A number against the gold number (NutriBench's measures): ``accuracy``, the share
+    within ``tolerance`` of the gold (Acc@7.5 g for carbohydrates); ``within_20pct``, the
+    share within 20 % of it; ``mae``, the mean absolute error over the answers that gave a
+    number (0 when none did: read it beside ``unparseable_rate``); ``unparseable_rate``. An
+    unreadable answer is never right."""
+    read = np.array([bool(ok) and isinstance(p, int | float) and not isinstance(p, bool)
+                     for p, ok in zip(pred, parse_ok, strict=True)], dtype=bool)
+    truth = np.array([float(g) for g in gold], dtype=float)
+    guess = np.array([float(p) if r else 0.0 for p, r in zip(pred, read, strict=True)],
+                     dtype=float)
+    error = np.where(read, np.abs(guess - truth), 0.0)
+    stats = np.column_stack([read & (error <= tolerance), read & (error <= 0.2 * np.abs(truth)),
+                             ~read, error, read]).astype(float).reshape(-1, 5)
+
+    def finish(sums: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+        return {"accuracy": safe_div(sums[:, 0], n), "within_20pct": safe_div(sums[:, 1], n),
+                "mae": safe_div(sums[:, 3], sums[:, 4]),
+                "unparseable_rate": safe_div(sums[:, 2], n)}
+
+    return Table(stats, finish, {"accuracy": 0, "within_20pct": 1, "unparseable_rate": 2})
+
+
 # --------------------------------------------------------------------------- binary
 
 

@@ -98,7 +98,7 @@ EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency
 # right; None: no single right answer.
 CORRECT_METRIC: dict[str, str | None] = {
     "yes_no": "accuracy", "tag_set": "subset_accuracy", "sentence": None,
-    "decision": "accuracy", "ranking": "top1_accuracy"}
+    "decision": "accuracy", "ranking": "top1_accuracy", "quantity": "accuracy"}
 DEFAULT_CORRECT = "accuracy"  # other tasks: exact match
 
 
@@ -453,6 +453,8 @@ def _answer_table(task: str, ok: list[Record], bert: list[float | None] | None) 
     gold = [r.gold for r in ok]
     parse_ok = [r.parse_ok for r in ok]
     found = spec_for_task(task)
+    if found is not None and found[1].answer == "quantity":
+        return M.quantity_table(pred, gold, parse_ok, float(found[1].tolerance or 0.0))
     if found is not None and found[1].answer in SCORERS:
         return SCORERS[found[1].answer](pred, gold, parse_ok, bert, found[0].labels)
     bad = ~np.asarray(parse_ok, dtype=bool)
