@@ -75,7 +75,7 @@ CASES = [("ngqa", "binary", "complex", "plain", BINARY),
 @pytest.fixture(scope="module")
 def exported(ngqa_build: Path, fam_build: Path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("lm_eval") / "tasks"
-    export_lm_eval(out, ngqa_build=ngqa_build, fam_build=fam_build)
+    export_lm_eval(out, {"ngqa": ngqa_build, "fam": fam_build})
     return out
 
 
@@ -236,7 +236,7 @@ def test_a_missing_build_is_named_and_nothing_is_left_behind(ngqa_build: Path,
     missing = tmp_path / "no-fam-build"
     out = tmp_path / "out" / "tasks"
     with pytest.raises(DataError, match="no-fam-build"):
-        export_lm_eval(out, ngqa_build=ngqa_build, fam_build=missing)
+        export_lm_eval(out, {"ngqa": ngqa_build, "fam": missing})
     assert not out.exists()
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
@@ -245,7 +245,7 @@ def test_a_folder_that_is_not_an_export_is_never_replaced(ngqa_build: Path, fam_
                                                           tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep", encoding="utf-8")
     with pytest.raises(DataError, match="already holds files.*an earlier lm-eval export"):
-        export_lm_eval(tmp_path, ngqa_build=ngqa_build, fam_build=fam_build)
+        export_lm_eval(tmp_path, {"ngqa": ngqa_build, "fam": fam_build})
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
     result = CliRunner().invoke(app, ["export", "lm-eval", str(tmp_path), "--ngqa-build",
                                       str(ngqa_build), "--fam-build", str(fam_build),
@@ -257,8 +257,8 @@ def test_a_folder_that_is_not_an_export_is_never_replaced(ngqa_build: Path, fam_
 def test_an_earlier_export_is_replaced_whole(exported: Path, ngqa_build: Path,
                                              fam_build: Path, tmp_path: Path) -> None:
     out = tmp_path / "tasks"
-    first = export_lm_eval(out, ngqa_build=ngqa_build, fam_build=fam_build)
+    first = export_lm_eval(out, {"ngqa": ngqa_build, "fam": fam_build})
     (out / "stale.yaml").write_text("task: stale\n", encoding="utf-8")
-    second = export_lm_eval(out, ngqa_build=ngqa_build, fam_build=fam_build)
+    second = export_lm_eval(out, {"ngqa": ngqa_build, "fam": fam_build})
     assert sorted(first) == sorted(second) == sorted(out.iterdir())
     assert [p.name for p in tmp_path.iterdir()] == ["tasks"]

@@ -8,11 +8,11 @@ own corpus) and 40 random recipes of the published-nutrition dev split (only the
 the repository; the lines stay with the dev split outside it, and that half skips when the file
 is absent); and six more samples of 40 Wikibooks recipes, each drawn and read after the
 rules of its time were written (``--seed 120326``, ``--seed 20261204``, ``--seed 20261212``,
-``--seed 4122026``, ``--seed 20261205``, then ``--seed 20261206``). For the first two and the later samples that reach them: the
-targets (calories median distance at most 2 %, at least 90 % of the kept recipes within 10 %)
-and the number of recipes this build keeps today (a change that reads recipes worse fails
-here); for the later samples that do not reach them yet, today's figures, with the targets as
-a strict expected failure.
+``--seed 4122026``, ``--seed 20261205``, then ``--seed 20261206``). For the first two and the
+later samples that reach them: the targets (calories median distance at most 2 %, at least
+90 % of the kept recipes within 10 %) and the number of recipes this build keeps today (a
+change that reads recipes worse fails here); for the later samples that do not reach them
+yet, today's figures, with the targets as a strict expected failure.
 """
 
 from __future__ import annotations

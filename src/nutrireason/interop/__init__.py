@@ -49,7 +49,8 @@ class LmEvalExport:
         """The files written (:func:`~nutrireason.interop.lm_eval_export.export_lm_eval`)."""
         from nutrireason.interop.lm_eval_export import export_lm_eval
 
-        return export_lm_eval(self.out, self.ngqa_build, self.fam_build, self.overwrite)
+        return export_lm_eval(self.out, {"ngqa": self.ngqa_build, "fam": self.fam_build},
+                              self.overwrite)
 
 
 @dataclass

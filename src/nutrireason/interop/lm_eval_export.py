@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from nutrireason.errors import DataError
-from nutrireason.fam.spec import method_name, split_method_name
+from nutrireason.fam.spec import split_method_name
 from nutrireason.interop.builds import default_build
 from nutrireason.methods.base import Method, Prediction, declared, get_method, method_infos
 from nutrireason.models.types import ChatRequest, GenerationSettings, Message, ModelResponse
@@ -51,6 +51,7 @@ from nutrireason.schema import (
     BenchmarkSpec,
     Record,
     all_meta_keys,
+    benchmark_names,
     get_benchmark,
     record_key,
     spec_for_task,
@@ -248,30 +249,23 @@ def _check_build(spec: BenchmarkSpec, build: Path) -> Path:
     return build
 
 
-def ngqa_entries(build: Path) -> list[TaskEntry]:
-    """NGQA: task x level x single-call method."""
-    spec = get_benchmark("ngqa")
+def benchmark_entries(spec: BenchmarkSpec, build: Path) -> list[TaskEntry]:
+    """A benchmark's tasks: task x level x exported method, in that order. A task is named
+    ``nutrireason_<benchmark>_<task>[_<level>]_<method or mode>``: by its item file's name
+    where the benchmark has levels, else by its ``--task`` name; a method by its prompting
+    mode where the benchmark has modes."""
     build = _check_build(spec, build)
     entries = []
     for task in spec.tasks:
-        for level in spec.levels:
+        for level in spec.levels or ("",):
             path = spec.file(build, task.name, level)
             probe = _first_item(path)
-            entries += [TaskEntry(f"{PREFIX}_ngqa_{task.name}_{level}_{method}", "ngqa",
-                                  method, method, path, probe) for method in NGQA_METHODS]
-    return entries
-
-
-def fam_entries(build: Path) -> list[TaskEntry]:
-    """FAM-Bench: task x prompting mode, text input."""
-    spec = get_benchmark("fam")
-    build = _check_build(spec, build)
-    entries = []
-    for task in spec.tasks:
-        path = spec.file(build, task.name)
-        probe = _first_item(path)
-        entries += [TaskEntry(f"{PREFIX}_fam_{task.option}_{mode}", "fam", method_name(mode),
-                              mode, path, probe) for mode in FAM_MODES]
+            for method in declared(spec.name, exported=True):
+                label = spec.split_method(method)[0] if spec.split_method else method
+                words = [PREFIX, spec.name, task.name if spec.levels else task.option,
+                         level, label]
+                entries.append(TaskEntry("_".join(w for w in words if w), spec.name, method,
+                                         label, path, probe))
     return entries
 
 
@@ -407,13 +401,22 @@ def _write_folder(out: Path, files: dict[str, str], overwrite: bool = False) -> 
     return [out / name for name in files]
 
 
-def export_lm_eval(out: Path, ngqa_build: Path | None = None,
-                   fam_build: Path | None = None, overwrite: bool = False) -> list[Path]:
-    """Write the lm-eval task folder ``out`` for both benchmarks' builds (default: the data
-    home's); returns the files written. ``out`` must be absent, empty or an earlier export
-    (anything with ``overwrite``); it is replaced whole, and an error leaves it as it was."""
+def export_lm_eval(out: Path, builds: dict[str, Path] | None = None,
+                   overwrite: bool = False) -> list[Path]:
+    """Write the lm-eval task folder ``out`` for the registered benchmarks' builds: those
+    given in ``builds`` (benchmark name -> folder, each must be a build), the data home's for
+    the others that have one. Returns the files written. ``out`` must be absent, empty or an
+    earlier export (anything with ``overwrite``); it is replaced whole, and an error leaves
+    it as it was."""
     out = Path(out).expanduser().resolve()
     check_target_folder(out, overwrite, earlier=is_lm_eval_export, expected=REPLACEABLE)
-    entries = ngqa_entries(ngqa_build or default_build("ngqa"))
-    entries += fam_entries(fam_build or default_build("fam"))
+    given = {name: path for name, path in (builds or {}).items() if path is not None}
+    entries = []
+    for name in benchmark_names():
+        build = given.get(name) or default_build(name)
+        if name in given or (build / "manifest.json").is_file():
+            entries += benchmark_entries(get_benchmark(name), build)
+    if not entries:
+        raise DataError(None, "no benchmark build to export", expected="a build of a "
+                        "registered benchmark (`nutrireason <benchmark> build`)")
     return _write_folder(out, render(entries), overwrite)
