@@ -365,5 +365,34 @@ def demo(request: DemoRequest) -> None:
         log.print_timings()
 
 
+def declared_build_commands() -> list[str]:
+    """``<benchmark> build`` for each declared stage of a registered benchmark that no group
+    above covers (a benchmark package's stage), its options the stage's settings; returns the
+    commands added."""
+    from nutrireason.pipeline.stage import build_order
+    from nutrireason.schema import get_benchmark
+
+    added = []
+    covered = {group.name for group in app.registered_groups}
+    for stage_class in build_order():
+        if not stage_class.benchmark or stage_class.benchmark in covered:
+            continue
+        title = get_benchmark(stage_class.benchmark).title
+        app.add_typer(typer.Typer(help=f"{title}: build.", no_args_is_help=True),
+                      name=stage_class.benchmark)
+        covered.add(stage_class.benchmark)
+
+        def build(stage: Any, title: str = title) -> None:
+            ensure(stage, f"building {title}")
+
+        build.__doc__ = f"Build {title} ({stage_class.__doc__ or ''})".replace(" ()", "")
+        command(f"{stage_class.benchmark} build", stage_class)(build)
+        added.append(f"{stage_class.benchmark} build")
+    return added
+
+
+declared_build_commands()
+
+
 def main() -> None:  # pragma: no cover - console entry
     app()

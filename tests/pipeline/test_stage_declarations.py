@@ -135,3 +135,54 @@ def test_evaluation_rescores_a_run_by_the_same_rule(tmp_path):
     assert scoring.ensure().status == "built"
     assert ScoreStage(run_dir, bootstrap=10).ensure().status == "built"  # another setting
     assert (run_dir / "score.stage.json").is_file()
+
+
+def test_a_benchmark_package_s_stage_gets_its_build_command(tmp_path, monkeypatch):
+    """A stage declaring a registered benchmark no command group covers becomes
+    ``<benchmark> build``, its settings the options; it builds through ``ensure``."""
+    from dataclasses import dataclass
+
+    from typer.testing import CliRunner
+
+    import nutrireason.schema as schema
+    from nutrireason import cli
+    from nutrireason.options import OUT, setting
+    from nutrireason.schema import BenchmarkSpec, TaskSpec
+
+    monkeypatch.setattr(stage_module, "STAGES", dict(STAGES))
+    monkeypatch.setattr(cli.app, "registered_groups", list(cli.app.registered_groups))
+    monkeypatch.setitem(schema._FACTORIES, "toybuild", lambda: BenchmarkSpec(
+        name="toybuild", title="Toy", build_dir="toybuild",
+        tasks=(TaskSpec(name="toy_task", option="toy", label="Toy", file="toy.jsonl",
+                        answer="yes_no"),)))
+    monkeypatch.setattr(schema, "_TASK_OWNER", {})
+
+    @dataclass
+    class ToyStage(Stage):
+        """One file of toy items."""
+
+        out: Path | None = setting(OUT)
+        size: int = setting("Items to write.", 2, min=1)
+        name = label = "toy"
+        key = "toybuild"
+        benchmark = "toybuild"
+
+        def inputs(self) -> list[Path]:
+            return []
+
+        def outputs(self) -> list[Path]:
+            return [self.target / "toy.jsonl"]
+
+        def build(self) -> Any:
+            self.target.mkdir(parents=True, exist_ok=True)
+            (self.target / "toy.jsonl").write_text("{}\n" * self.size, encoding="utf-8")
+
+    assert cli.declared_build_commands() == ["toybuild build"]
+    runner = CliRunner()
+    shown = runner.invoke(cli.app, ["toybuild", "build", "--help"])
+    assert shown.exit_code == 0 and "--size" in shown.output and "Toy" in shown.output
+    done = runner.invoke(cli.app, ["toybuild", "build", "--out", str(tmp_path / "b"),
+                                   "--size", "3"])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "b" / "toy.jsonl").read_text(encoding="utf-8") == "{}\n" * 3
+    assert cli.declared_build_commands() == []  # covered now

@@ -41,11 +41,11 @@ from nutrireason.fam.dish import DishProfile, dish_profile
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import CONDITION_IDS, DERIVED_FROM, ConditionKB
 from nutrireason.fam.reviews import ANNOTATED
+from nutrireason.fam.spec import TASK_DISH, TASK_RANK
 from nutrireason.fam.vocabulary import Vocabulary
 from nutrireason.standards import load_standards, standards_dir
 from nutrireason.standards.loader import Number, RuleValue, Source, StrictModel, load_model
 
-TASK_DISH, TASK_RANK = "fam_dish", "fam_rank"
 LETTERS = ("A", "B", "C", "D")
 DISTRACTORS = ("condition_discrimination", "eligible_dish_ranking",
                "ingredient_coverage_discrimination", "combined_constraint_discrimination")

@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from nutrireason.fam.instances import TASK_DISH, TASK_RANK
 from nutrireason.fam.kb import load_kb
 from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_benchmark
 
@@ -21,6 +20,7 @@ from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_b
 MODE_LABELS = {"baseline": "baseline", "cot": "CoT", "ki": "KI", "cot-ki": "CoT+KI",
                "ki-limits": "KI+limits", "cot-ki-limits": "CoT+KI+limits",
                "reference": "reference"}
+TASK_DISH, TASK_RANK = "fam_dish", "fam_rank"  # what records of the two tasks carry
 INPUTS = ("text", "text+image", "image")
 PAPER_MODES = ("baseline", "cot", "ki", "cot-ki")  # FAM-Bench's four prompting modes (Table 1)
 _NAME = re.compile(r"^(?:fam-)?(?P<mode>[^\[\]]+?)(?:\[(?P<input>[^\[\]]*)\])?$")

@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 from nutrireason.fam.annotate import Ingredient, Thresholds, decide, load_thresholds
 from nutrireason.fam.dish import DishProfile
-from nutrireason.fam.instances import TASK_DISH, TASK_RANK, ImageRefused, confined_image
+from nutrireason.fam.instances import ImageRefused, confined_image
 from nutrireason.fam.judgement import NOT_REC, REC, Standing
 from nutrireason.fam.kb import ConditionKB, load_kb
 from nutrireason.fam.proposals import condition_names
-from nutrireason.fam.spec import INPUTS, PAPER_MODES, method_name
+from nutrireason.fam.spec import INPUTS, PAPER_MODES, TASK_DISH, TASK_RANK, method_name
 from nutrireason.methods.answers import final_reader, option_titles
 from nutrireason.methods.base import (
     Generator,

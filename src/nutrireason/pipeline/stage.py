@@ -149,9 +149,14 @@ STAGE_MODULES = ("nutrireason.pipeline.stages",)
 
 
 def declared_stages() -> dict[str, type[Stage]]:
-    """Every declared stage by key (the built-in ones loaded first)."""
+    """Every declared stage by key: the built-in ones first, then those the registered
+    benchmarks' modules declare (a benchmark package declares its build stage beside its
+    spec)."""
+    from nutrireason.schema import benchmark_names
+
     for module in STAGE_MODULES:
         importlib.import_module(module)
+    benchmark_names()
     return STAGES
 
 
