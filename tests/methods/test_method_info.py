@@ -97,3 +97,35 @@ def test_another_package_registers_methods_through_an_entry_point(monkeypatch, t
     assert base.get_method("outside-echo").name == "prompt"  # the class's own name
     method_infos()
     assert asked == ["nutrireason.methods"]  # loaded once
+
+
+def test_a_benchmark_package_s_methods_are_found_through_its_registration(monkeypatch,
+                                                                           tmp_path):
+    """A benchmark module that registers its methods beside its spec: the first method lookup
+    loads the registered benchmarks, so its methods are found with no other registration."""
+    import nutrireason.schema as schema
+
+    module = tmp_path / "package_benchmark.py"
+    module.write_text(
+        "from nutrireason.methods.base import MethodInfo, PromptMethod, register_method\n"
+        "from nutrireason.schema import BenchmarkSpec, TaskSpec, register_benchmark\n"
+        "register_method('package-plain', PromptMethod,\n"
+        "                MethodInfo(benchmark='package', default=True))\n"
+        "@register_benchmark('package')\n"
+        "def spec():\n"
+        "    return BenchmarkSpec(name='package', title='Package', build_dir='package',\n"
+        "        tasks=(TaskSpec(name='package_task', option='t', label='T', file='t.jsonl',\n"
+        "                        answer='yes_no'),))\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(schema, "_BENCHMARK_MODULES",
+                        (*schema._BENCHMARK_MODULES, "package_benchmark"))
+    monkeypatch.setattr(schema, "_loaded", False)
+    monkeypatch.setattr(schema, "_FACTORIES", dict(schema._FACTORIES))
+    monkeypatch.setattr(schema, "_SPECS", dict(schema._SPECS))
+    monkeypatch.setattr(schema, "_TASK_OWNER", {})
+    monkeypatch.setattr(schema, "_META_KEYS", [])
+    monkeypatch.setattr(base, "_plugins_loaded", False)
+    monkeypatch.setattr(base, "_METHODS", dict(base._METHODS))
+    monkeypatch.setattr(base, "_INFO", dict(base._INFO))
+    assert declared("package", default=True) == ["package-plain"]
+    assert "package" in schema.benchmark_names()

@@ -143,7 +143,8 @@ _plugins_loaded = False
 
 def _load_methods() -> None:
     """Import the built-in method modules, then (once) the ``nutrireason.methods`` entry
-    points of other packages: a module there registers its methods on import."""
+    points of other packages and the registered benchmarks' modules: a module there
+    registers its methods on import."""
     global _plugins_loaded
     for module in _METHOD_MODULES:
         try:
@@ -155,6 +156,10 @@ def _load_methods() -> None:
         _plugins_loaded = True
         for entry in entry_points(group="nutrireason.methods"):
             entry.load()
+        # a benchmark package registers its methods beside its spec: load the benchmarks
+        from nutrireason.schema import benchmark_names
+
+        benchmark_names()
 
 
 def method_infos() -> dict[str, MethodInfo]:
