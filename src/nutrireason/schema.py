@@ -313,6 +313,11 @@ class TaskSpec:
     human: str = ""
     unit: str = ""
     tolerance: float | None = None
+    # the demo: how many of the benchmark's demo methods it runs on this task (0: all; a
+    # ranking item of five calls runs in the first only) and the seconds one sample takes
+    # with the bundled model on 2 cores (for its estimate)
+    demo_methods: int = 0
+    demo_seconds: float = 1.0
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWER_KINDS:
@@ -356,6 +361,7 @@ class BenchmarkSpec:
     report: str = ""
     # what the tasks' default cluster is, in words (a report's note on clustered intervals)
     cluster_unit: str = ""
+    demo_max_tokens: int = 128  # the demo's answer budget for this benchmark's tasks
 
     def task(self, name: str) -> TaskSpec:
         """The task named ``name`` (its record name, option or an alias)."""

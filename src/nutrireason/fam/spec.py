@@ -130,7 +130,8 @@ def fam_spec() -> BenchmarkSpec:
                         columns=DISH_COLUMNS, headline="accuracy",
                         headline_label="Task 1: accuracy", human_paper=0.630,
                         clusters=("recipe_id",), answer_format=DISH_FORMAT,
-                        question=dish_question, pooled=True, human="dish"),
+                        question=dish_question, pooled=True, human="dish",
+                        demo_seconds=4.3),
                TaskSpec(name=TASK_RANK, option="rank", label="FAM Task 2 (ranking)",
                         short="Task 2", file="rank.jsonl", answer="ranking",
                         item_model=RankItem, table_title="Task 2: ranking",
@@ -141,7 +142,9 @@ def fam_spec() -> BenchmarkSpec:
                         question=rank_question, pooled=True, human="rank",
                         # the ranking call comes first, the per-dish calls for cross-task
                         # consistency after it
-                        scored_call="first")),
+                        scored_call="first",
+                        # five long calls an item: the demo ranks in the first mode only
+                        demo_methods=1, demo_seconds=18.0)),
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id",
                    "recipe_ids"),
         labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),

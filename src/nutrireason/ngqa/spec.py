@@ -105,6 +105,11 @@ class NgqaTagsItem(NgqaItem):
 ITEM_MODELS = {"multi_label": NgqaTagsItem}
 
 
+# Seconds per question and method of the bundled SmolLM2 on 2 cores (llama.cpp on every core,
+# one sample at a time), measured on the demo's own samples
+DEMO_SECONDS = 1.4
+
+
 @register_benchmark("ngqa")
 def ngqa_spec() -> BenchmarkSpec:
     config = load_ngqa_config()
@@ -114,7 +119,8 @@ def ngqa_spec() -> BenchmarkSpec:
                            item_model=ITEM_MODELS.get(name, NgqaItem),
                            columns=COLUMNS[name], shown=SHOWN.get(name, ()),
                            clusters=("user_id", "food_id"), answer_format=FORMATS[name],
-                           prompt_note=NOTES[name], human=HUMAN.get(name, ""))
+                           prompt_note=NOTES[name], human=HUMAN.get(name, ""),
+                           demo_seconds=DEMO_SECONDS)
                   for name in type(config.questions).model_fields)
     tags = tuple(f"{d}_{n}" for n in config.answer_order for d in ("low", "high"))
     return BenchmarkSpec(
@@ -123,4 +129,5 @@ def ngqa_spec() -> BenchmarkSpec:
         meta_keys=("level", "task", "user_id", "food_id", "food", "question", "signal",
                    "conditions", "diets"),
         labels=tags, groups=("conditions", "diets"),
-        report="nutrireason.ngqa.report:report_section", cluster_unit="the user")
+        report="nutrireason.ngqa.report:report_section", cluster_unit="the user",
+        demo_max_tokens=64)  # a verdict, tags or two sentences

@@ -12,7 +12,7 @@ from typing import Any
 from nutrireason.options import setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage, StageResult, build_stages
-from nutrireason.schema import get_benchmark
+from nutrireason.schema import benchmark_names, get_benchmark
 
 DEMO_MODEL = "llamacpp/smollm2?n_ctx=4096"
 
@@ -36,11 +36,12 @@ class DemoRequest:
 
     index_url: str | None = setting("Package index URL (default: pip's).")
     model: str = setting("Model for the evaluation (any provider string).", DEMO_MODEL)
-    limit: int = setting("Questions per NGQA (level, task) in the evaluation (0: none; all "
-                         "three limits 0 skip the evaluation).", 1, min=0)
+    limit: int = setting("Questions per NGQA (level, task), and items per task of any other "
+                         "benchmark but FAM-Bench, in the evaluation (0: none; all limits 0 "
+                         "skip the evaluation).", 1, min=0)
     fam_dish_limit: int = setting("FAM-Bench dish items evaluated per mode.", 1, min=0)
-    fam_rank_limit: int = setting("FAM-Bench ranking items per mode (5 calls each; ranked in "
-                                  "the baseline and CoT+KI modes).", 1, min=0)
+    fam_rank_limit: int = setting("FAM-Bench ranking items (5 calls each; ranked in the "
+                                  "baseline mode only).", 1, min=0)
     out: Path | None = setting("Demo output directory.")
 
     def run(self, on_stage: Callable[[Stage, StageResult], None] | None = None,
@@ -49,6 +50,17 @@ class DemoRequest:
         return run_demo(self.model, self.limit, {"dish": self.fam_dish_limit,
                                                  "rank": self.fam_rank_limit},
                         self.out, self.index_url, on_stage=on_stage, log=log)
+
+
+def demo_limits(limit: int, fam_limits: dict[str, int]) -> dict[str, dict[str, int]]:
+    """Items per task (and level) of each registered benchmark in the demo: ``fam_limits``
+    for FAM-Bench's tasks, ``limit`` for every task of the others."""
+    limits = {}
+    for name in benchmark_names():
+        tasks = [task.option for task in get_benchmark(name).tasks]
+        limits[name] = {task: fam_limits.get(task, 0) for task in tasks} if name == "fam" \
+            else dict.fromkeys(tasks, limit)
+    return limits
 
 
 def run_demo(model: str = DEMO_MODEL, limit: int = 1, fam_limits: dict[str, int] | None = None,
@@ -69,13 +81,16 @@ def run_demo(model: str = DEMO_MODEL, limit: int = 1, fam_limits: dict[str, int]
         result.stages.append(done)
         if on_stage is not None:
             on_stage(stage, done)
-    if limit or any(fam_limits.values()):
+    limits = demo_limits(limit, fam_limits)
+    if any(n for per_task in limits.values() for n in per_task.values()):
         from nutrireason.pipeline.evaluate import evaluate_all
+        from nutrireason.pipeline.stage import declared_stages, default_target
 
         started = time.perf_counter()
-        result.evaluation = evaluate_all(
-            builds_dir() / get_benchmark("ngqa").build_dir,
-            builds_dir() / get_benchmark("fam").build_dir,
-            out or builds_dir() / "demo", model, limit, fam_limits, log=log)
+        builds = {cls.benchmark: default_target(key) for key, cls in declared_stages().items()
+                  if cls.benchmark}
+        result.evaluation = evaluate_all(builds, out or builds_dir() / "demo", model,
+                                         {name: limits.get(name, {}) for name in builds},
+                                         log=log)
         result.evaluation_seconds = time.perf_counter() - started
     return result
