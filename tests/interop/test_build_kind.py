@@ -40,3 +40,13 @@ def test_a_folder_of_no_benchmark_is_refused_naming_them(tmp_path):
         build_kind(folder(tmp_path / "d", {"artifact": "recipes"}, ["recipes.jsonl"]))
     with pytest.raises(DataError, match="no manifest.json"):
         build_kind(tmp_path)
+
+
+def test_lm_eval_takes_any_benchmark_s_build_by_name(tmp_path):
+    from nutrireason.interop import LmEvalExport
+
+    request = LmEvalExport(out=tmp_path, build=["fam=/builds/fam"], ngqa_build=Path("/n"))
+    assert request.builds() == {"fam": Path("/builds/fam"), "ngqa": Path("/n")}
+    for bad in ("fam", "nope=/x", "fam="):
+        with pytest.raises(DataError, match="--build"):
+            LmEvalExport(out=tmp_path, build=[bad]).builds()

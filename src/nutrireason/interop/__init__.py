@@ -42,15 +42,32 @@ class LmEvalExport:
     out: Path = setting("A new folder for the task files.", REQUIRED, argument=True)
     ngqa_build: Path | None = setting("NGQA build (default: the data home's).")
     fam_build: Path | None = setting("FAM-Bench build (default: the data home's).")
+    build: list[str] | None = setting("Any registered benchmark's build, as NAME=DIR; "
+                                      "repeatable (default: the data home's builds).")
     overwrite: bool = setting("Replace whatever folder is at OUT (an earlier lm-eval export "
                               "is replaced without it).", False)
+
+    def builds(self) -> dict[str, Path | None]:
+        """The builds asked for by name: ``--build NAME=DIR``, then the named options."""
+        from nutrireason.errors import DataError
+        from nutrireason.schema import benchmark_names
+
+        found: dict[str, Path | None] = {}
+        for text in self.build or []:
+            name, sep, folder = text.partition("=")
+            if not sep or not folder or name not in benchmark_names():
+                raise DataError(None, "not a registered benchmark's build", field="--build",
+                                value=text, expected=f"NAME=DIR, NAME one of "
+                                                     f"{', '.join(benchmark_names())}")
+            found[name] = Path(folder)
+        return found | {name: path for name, path in (("ngqa", self.ngqa_build),
+                                                       ("fam", self.fam_build)) if path}
 
     def run(self) -> list[Path]:
         """The files written (:func:`~nutrireason.interop.lm_eval_export.export_lm_eval`)."""
         from nutrireason.interop.lm_eval_export import export_lm_eval
 
-        return export_lm_eval(self.out, {"ngqa": self.ngqa_build, "fam": self.fam_build},
-                              self.overwrite)
+        return export_lm_eval(self.out, self.builds(), self.overwrite)
 
 
 @dataclass
