@@ -27,9 +27,9 @@ from nutrireason.schema import get_benchmark
 
 
 def test_the_build_order_comes_from_the_declarations():
-    assert [cls.key for cls in build_order()] == ["users", "recipes", "ngqa", "fam-annotate",
-                                                  "fam"]
-    assert [type(s).__name__ for s in demo_stages()] == [
+    built_in = ["users", "recipes", "ngqa", "fam-annotate", "fam"]
+    assert [cls.key for cls in build_order() if cls.key in built_in] == built_in
+    assert [type(s).__name__ for s in demo_stages() if s.key in built_in] == [
         "UsersStage", "RecipesStage", "NgqaStage", "FamAnnotateStage", "FamBuildStage"]
     for cls in build_order():  # every stage comes after the stages it builds on
         keys = [c.key for c in build_order()]

@@ -137,4 +137,4 @@ def test_the_sections_keep_the_built_in_order_whatever_was_imported_first():
             "print(','.join(benchmark_names()))")
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip()
-    assert found == "ngqa,fam"
+    assert found.split(",")[:2] == ["ngqa", "fam"]  # other registered benchmarks after
