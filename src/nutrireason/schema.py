@@ -397,7 +397,8 @@ _TASK_OWNER: dict[str, str | None] = {}
 _META_KEYS: list[tuple[str, ...]] = []
 # Modules whose import registers the built-in benchmarks; imported on first lookup, as are
 # the ``nutrireason.benchmarks`` entry points of other packages.
-_BENCHMARK_MODULES = ("nutrireason.ngqa.spec", "nutrireason.fam.spec")
+_BENCHMARK_MODULES = ("nutrireason.ngqa.spec", "nutrireason.fam.spec",
+                      "nutrireason.nutrients.spec")
 _loaded = False
 
 
