@@ -6,7 +6,7 @@ The bash blocks of ``README.md`` and ``docs/**/*.md`` are read in that order (co
 joined, ``&&`` chains taken apart, comments and optional parts in ``[...]`` dropped) and each
 command is run, in order, as a reader of that page would: one data home for all (a fresh one
 whose bundles are the pulled ones, its build stages made first with the documented
-``nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0``) and a working folder of
+``nutrireason demo --limit 0``) and a working folder of
 its own for each page, where the commands' relative paths land. What is changed, so that the
 commands run offline and in minutes, is fixed and printed:
 
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PREPARE = "nutrireason demo --limit 0 --fam-dish-limit 0 --fam-rank-limit 0"
+PREPARE = "nutrireason demo --limit 0"
 RUN_LIMIT = "2"
 MAX_TOKENS = "128"
 MADE_UP_TURN = itertools.count()

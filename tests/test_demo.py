@@ -19,7 +19,7 @@ from tests.conftest import new_home, real_bundle
 
 # 0.2 s per call keeps the evaluation running long enough to be interrupted.
 MODEL = "scripted/no?latency=0.2"
-ARGS = ["--limit", "1", "--fam-dish-limit", "1", "--fam-rank-limit", "1"]
+ARGS = ["--limit", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_demo_with_the_real_local_model_on_a_handful_of_items(home, tmp_path):
     pytest.importorskip("llama_cpp")
     real_bundle("smollm2")
     out = tmp_path / "demo-smollm2"
-    run = _demo(home, "--limit", "0", "--fam-dish-limit", "1", "--fam-rank-limit", "0",
+    run = _demo(home, "--limit", "0", "--task-limit", "fam.dish=1",
                 "--out", str(out))
     output = run.communicate(timeout=900)[0]
     assert run.returncode == 0, output

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -251,6 +251,26 @@ class MetricColumn(NamedTuple):
     percent: bool = False  # shown as a percentage (FAM-Bench Table 1)
 
 
+class Breakdown(NamedTuple):
+    """One per-sample breakdown of a benchmark's scores: the value (or values, from a list)
+    of a meta field, each scored apart. ``fields``: the meta keys read, the first one set
+    wins; ``name``: the column, the metrics.json key and ``compare --by`` name; ``file``: the
+    CSV written into the run folder."""
+
+    name: str
+    fields: tuple[str, ...]
+    file: str
+
+    def values(self, meta: dict[str, Any]) -> list[str]:
+        """The distinct non-empty values a record with ``meta`` counts under, in order."""
+        for key in self.fields:
+            found = meta.get(key)
+            if found:
+                items = found if isinstance(found, list | tuple) else [found]
+                return [str(v) for v in dict.fromkeys(items) if v not in (None, "")]
+        return []
+
+
 # The shapes an answer can take. A task declares one (:attr:`TaskSpec.answer`); how an answer
 # of that shape is read, checked against the gold, scored and asked of a person is decided by
 # the shape, so no module outside a benchmark's own package names its tasks.
@@ -346,7 +366,7 @@ class BenchmarkSpec:
     level_labels: dict[str, str] = field(default_factory=dict)
     meta_keys: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()  # an answer vocabulary (NGQA's tags), in answer order
-    groups: tuple[str, ...] = ()  # what per-sample breakdowns group by (conditions, diets)
+    breakdowns: tuple[Breakdown, ...] = ()  # what scores are broken down by, besides level
     # Prompting modes (name -> display label, in table order; the first is ``--mode``'s
     # default), input variants, how a method name splits into (mode, input) and back
     # (FAM-Bench: ``fam-cot-ki[image]``), and the modes ``--mode all`` stands for.
@@ -491,6 +511,20 @@ def check_item(item: dict[str, Any]) -> None:
         raise DataError(None, f"not a {spec.title} {task.name} item ({exc.error_count()} "
                         f"problem(s)): {first['msg']}", field=where,
                         value=value if isinstance(value, str | int | float) else None) from None
+
+
+def breakdowns_of(tasks: Iterable[str] | None = None) -> tuple[Breakdown, ...]:
+    """The breakdowns the benchmarks owning ``tasks`` declare (every registered benchmark's
+    when ``tasks`` is None), each name once, in registration order; an unregistered task adds
+    none."""
+    owners = None if tasks is None else \
+        {found[0].name for task in tasks if (found := spec_for_task(task))}
+    found: dict[str, Breakdown] = {}
+    for name in benchmark_names():
+        if owners is None or name in owners:
+            for breakdown in get_benchmark(name).breakdowns:
+                found.setdefault(breakdown.name, breakdown)
+    return tuple(found.values())
 
 
 def all_meta_keys() -> tuple[str, ...]:

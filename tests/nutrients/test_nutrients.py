@@ -9,26 +9,29 @@ from pathlib import Path
 
 import pytest
 
+from nutrireason.errors import DataError
 from nutrireason.models import scripted
 from nutrireason.nutrients.items import TASK_CARBS, TASK_ENERGY, build_items, items
 from nutrireason.nutrients.methods import prompt
 from nutrireason.runs import RunConfig, run
 from nutrireason.schema import get_benchmark, read_records
+from nutrireason.scoring.compare import compare_runs
 from nutrireason.scoring.score import score_run, write_scores
 
 
 def row(recipe_id: str, carbs: float | None, calories: float = 400.0, servings: float = 4,
-        kept: bool = True, flags: list | None = None, coverage: float = 1.0) -> dict:
+        kept: bool = True, flags: list | None = None, coverage: float = 1.0,
+        category: str = "mixed dishes") -> dict:
     """A recipes.jsonl row in the recipe build's format (the fields the items read)."""
     return {"kept": kept, "flags": flags or [], "exclusion": None if kept else "unresolved",
-            "food_category": "mixed dishes",
+            "food_category": category,
             "record": {"id": recipe_id, "title": recipe_id.replace("-", " ").title(),
                        "servings": servings, "ingredients": ["1 cup rice", "2 cups water"]},
             "nutrition": {"coverage": {"carbohydrates": coverage, "calories": 1.0},
                           "per_serving": {"carbohydrates": carbs, "calories": calories}}}
 
 
-ROWS = [row("rice-bowl", 45.0), row("bean-soup", 30.0, 250.0),
+ROWS = [row("rice-bowl", 45.0), row("bean-soup", 30.0, 250.0, category="soups"),
         row("flagged", 20.0, flags=["sugar above carbohydrate"]),
         row("excluded", 20.0, kept=False), row("no-servings", 20.0, servings=0),
         row("part-covered", 20.0, coverage=0.8), row("no-carbs", None)]
@@ -114,6 +117,28 @@ def test_methods_run_score_and_report(recipes, tmp_path):
     assert "| nutrients-plain | scripted/nutrient-answers | 2 | 50.00 | 6.50 | 50.00 | 0.00 |" \
         in table
     assert 'id="nutrients-section"' in page.read_text(encoding="utf-8")
+    # per category, by hand: the rice bowl (a mixed dish) 5 g off, the bean soup 8 g off
+    categories = {(b["method"], b["category"]): b for b in metrics["breakdowns"]["category"]}
+    soup = categories[("nutrients-plain", "soups")]
+    assert soup["n"] == 1 and soup["metrics"]["accuracy"]["value"] == 0.0
+    assert soup["metrics"]["mae"]["value"] == pytest.approx(8.0)
+    mixed = categories[("nutrients-plain", "mixed dishes")]["metrics"]
+    assert (mixed["accuracy"]["value"], mixed["mae"]["value"]) == pytest.approx((1.0, 5.0))
+    assert set(metrics["breakdowns"]) == {"category"}  # not NGQA's or FAM-Bench's
+    assert not (tmp_path / "run" / "metrics_diets.csv").exists()
+    csv_rows = (tmp_path / "run" / "metrics_categories.csv").read_text(encoding="utf-8")
+    assert "nutrients-plain,scripted/nutrient-answers,nutrients_carbs,soups,1,mae,8.0" in csv_rows
+    by_category = (tmp_path / "report" / "nutrients_categories.md").read_text(encoding="utf-8")
+    assert "| nutrients-plain | scripted/nutrient-answers | soups | 1 | 0.00 | 8.00 |" \
+        in by_category
+    # compare groups by the declared breakdown; one NGQA-only breakdown groups under ""
+    compared = compare_runs(tmp_path / "run", tmp_path / "run", by=("category", "diet"),
+                            resamples=50, a_method="nutrients-plain",
+                            b_method="nutrients-cot")
+    assert [(g["category"], g["diet"], g["n"]) for g in compared["groups"]] == \
+        [("mixed dishes", "", 1), ("soups", "", 1)]
+    with pytest.raises(DataError, match="cannot group by 'cuisine'"):
+        compare_runs(tmp_path / "run", tmp_path / "run", by=("cuisine",))
 
 
 def test_the_exports_and_inspect_take_it_as_any_benchmark(recipes, tmp_path):

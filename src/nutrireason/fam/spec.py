@@ -13,7 +13,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nutrireason.fam.kb import load_kb
-from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_benchmark
+from nutrireason.schema import (
+    BenchmarkSpec,
+    Breakdown,
+    MetricColumn,
+    TaskSpec,
+    register_benchmark,
+)
 
 # Prompting modes and their display names, in table order (the methods are in
 # ``methods/fam.py``; ``reference`` is the rule-based reference answer).
@@ -120,6 +126,10 @@ def rank_question(item: dict[str, Any]) -> str:
             f"{labels}. The dishes: {json.dumps(titles, ensure_ascii=False)}")
 
 
+# scores per condition an item asks about
+BREAKDOWNS = (Breakdown("condition", ("conditions", "condition"), "metrics_conditions.csv"),)
+
+
 @register_benchmark("fam")
 def fam_spec() -> BenchmarkSpec:
     return BenchmarkSpec(
@@ -147,7 +157,7 @@ def fam_spec() -> BenchmarkSpec:
                         demo_methods=1, demo_seconds=18.0)),
         meta_keys=("task", "conditions", "condition", "options", "distractor", "recipe_id",
                    "recipe_ids"),
-        labels=tuple(load_kb()), groups=("conditions",), modes=dict(MODE_LABELS),
+        labels=tuple(load_kb()), breakdowns=BREAKDOWNS, modes=dict(MODE_LABELS),
         inputs=INPUTS, split_method=split_method_name, join_method=method_name,
         paper_modes=PAPER_MODES,
         report="nutrireason.fam.report:report_section",

@@ -10,7 +10,13 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from nutrireason.ngqa.config import load_ngqa_config
-from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_benchmark
+from nutrireason.schema import (
+    BenchmarkSpec,
+    Breakdown,
+    MetricColumn,
+    TaskSpec,
+    register_benchmark,
+)
 
 _CLASSIFICATION = tuple(MetricColumn(metric, label) for metric, label in (
     ("accuracy", "Accuracy"), ("recall", "Recall"), ("precision", "Precision"), ("f1", "F1")))
@@ -110,6 +116,11 @@ ITEM_MODELS = {"multi_label": NgqaTagsItem}
 DEMO_SECONDS = 1.4
 
 
+# scores per condition a user has and per special diet a user follows
+BREAKDOWNS = (Breakdown("condition", ("conditions",), "metrics_conditions.csv"),
+              Breakdown("diet", ("diets",), "metrics_diets.csv"))
+
+
 @register_benchmark("ngqa")
 def ngqa_spec() -> BenchmarkSpec:
     config = load_ngqa_config()
@@ -128,6 +139,6 @@ def ngqa_spec() -> BenchmarkSpec:
         levels=tuple(config.levels), default_level=DEFAULT_LEVEL,
         meta_keys=("level", "task", "user_id", "food_id", "food", "question", "signal",
                    "conditions", "diets"),
-        labels=tags, groups=("conditions", "diets"),
+        labels=tags, breakdowns=BREAKDOWNS,
         report="nutrireason.ngqa.report:report_section", cluster_unit="the user",
         demo_max_tokens=64)  # a verdict, tags or two sentences

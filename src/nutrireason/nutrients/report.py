@@ -1,13 +1,17 @@
 """Recipe nutrient estimation's part of a report: per method and model, each task's n,
-accuracy within its tolerance, mean absolute error and share within 20 %, from metrics.json."""
+accuracy within its tolerance, mean absolute error and share within 20 %, from metrics.json;
+then the same per recipe category, from the runs' ``category`` breakdowns."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from nutrireason.display.groups import fmt, number, ordered
+from nutrireason.display.groups import fmt, number, ordered, stat_value
 from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
+from nutrireason.nutrients.spec import BREAKDOWNS
 from nutrireason.schema import get_benchmark
 
 
@@ -45,9 +49,64 @@ def nutrients_table(report: ReportInput) -> Table | None:
                  latex=True)
 
 
+CATEGORY_METRICS = ("accuracy", "mae")  # per category: the headline and the error size
+
+
+def category_rows(metrics: Sequence[dict[str, Any]], tasks: Sequence[str]
+                  ) -> dict[tuple[str, str, str, str], dict[str, Any]]:
+    """(method, model, task, category) -> that breakdown's n and metric values, from every
+    run's metrics.json; when runs repeat one, the last run given wins."""
+    found: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for data in metrics:
+        breakdowns = data.get("breakdowns") if isinstance(data, dict) else None
+        entries = breakdowns.get(BREAKDOWNS[0].name) if isinstance(breakdowns, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict) or entry.get("task") not in tasks:
+                continue
+            values = {name: number(stat_value(value))
+                      for name, value in (entry.get("metrics") or {}).items()}
+            found[(str(entry.get("method")), str(entry.get("model")), str(entry["task"]),
+                   str(entry.get(BREAKDOWNS[0].name)))] = {"n": entry.get("n", 0), **values}
+    return found
+
+
+def category_table(report: ReportInput) -> Table | None:
+    """Rows method x model x category, columns grouped by task (n, accuracy within the
+    tolerance, MAE); None when no run has a category breakdown."""
+    tasks = {task.name: task for task in get_benchmark("nutrients").tasks}
+    found = category_rows(report.metrics, list(tasks))
+    if not found:
+        return None
+    shown = {name: [c for c in tasks[name].columns if c.metric in CATEGORY_METRICS]
+             for name in tasks if any(key[2] == name for key in found)}
+    columns: list[Column] = []
+    for name, picked in shown.items():
+        title = tasks[name].table_title
+        columns += [Column(f"{name}_n", "n", title),
+                    *(Column(f"{name}_{c.metric}", c.label, title) for c in picked)]
+    rows = []
+    for method, model, category in sorted({(k[0], k[1], k[3]) for k in found}):
+        row = [method, model, category]
+        for name, picked in shown.items():
+            values = found.get((method, model, name, category))
+            row.append(str(int(number(values["n"]) or 0)) if values else "")
+            for column in picked:
+                value = values.get(column.metric) if values else None
+                row.append(fmt(100 * value if column.percent and value is not None
+                               else value, "{:.2f}"))
+        rows.append(row)
+    return Table([Column("method", "Method"), Column("model", "Model"),
+                  Column("category", "Category")], columns, rows,
+                 notes=["Per recipe category (the build's food category of the dish), over "
+                        "every level; Acc is a percentage of the category's items."])
+
+
 def report_section(report: ReportInput) -> Section | None:
     table = nutrients_table(report)
     if table is None:
         return None
-    return Section("nutrients", {"nutrients": table},
-                   Path(__file__).with_name("report.html.j2"))
+    tables = {"nutrients": table}
+    categories = category_table(report)
+    if categories is not None:
+        tables["nutrients_categories"] = categories
+    return Section("nutrients", tables, Path(__file__).with_name("report.html.j2"))

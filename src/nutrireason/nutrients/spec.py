@@ -7,11 +7,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nutrireason.nutrients.items import TASK_CARBS, TASK_ENERGY
-from nutrireason.schema import BenchmarkSpec, MetricColumn, TaskSpec, register_benchmark
+from nutrireason.schema import (
+    BenchmarkSpec,
+    Breakdown,
+    MetricColumn,
+    TaskSpec,
+    register_benchmark,
+)
 
 # NutriBench's Acc@7.5 g for carbohydrates; for energy the same margin in kilocalories
 # (7.5 g of carbohydrate is 30 kcal at 4 kcal/g)
 CARBS_TOLERANCE, ENERGY_TOLERANCE = 7.5, 30.0
+# scores per recipe category (the build's food category of the dish)
+BREAKDOWNS = (Breakdown("category", ("category",), "metrics_categories.csv"),)
 WHAT = {TASK_CARBS: ("grams of carbohydrate", "g"), TASK_ENERGY: ("kilocalories", "kcal")}
 
 
@@ -63,7 +71,7 @@ def nutrients_spec() -> BenchmarkSpec:
         name="nutrients", title="Recipe nutrients", build_dir="nutrients/benchmark",
         tasks=(task(TASK_CARBS, "carbs", "Carbohydrates per serving", CARBS_TOLERANCE),
                task(TASK_ENERGY, "energy", "Energy per serving", ENERGY_TOLERANCE)),
-        meta_keys=("task", "recipe_id", "category"),
+        meta_keys=("task", "recipe_id", "category"), breakdowns=BREAKDOWNS,
         report="nutrireason.nutrients.report:report_section", cluster_unit="the recipe")
 
 

@@ -12,8 +12,8 @@ from nutrireason.errors import DataError
 from nutrireason.options import REQUIRED, setting
 from nutrireason.storage import write_json_atomic, write_text_atomic
 
-BY = ("Group by these, comma-separated: task, level, condition, diet, method, model "
-      "(a sample counts for every condition or diet it names).")
+BY = ("Group by these, comma-separated: task, level, a benchmark's breakdowns (condition, "
+      "diet, category), method, model (a sample counts for every condition or diet it names).")
 METRIC = ("The per-sample value compared (a scores.jsonl value, e.g. accuracy, subset_accuracy, "
           "rougeL, top1_accuracy, mrr; default: each task's headline).")
 CLUSTER = ("The meta key samples cluster on (user_id, food_id, recipe_id, recipe_ids; `item`: "

@@ -4,11 +4,12 @@ Python: ``run_demo()`` is what ``nutrireason demo`` runs."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nutrireason.errors import DataError
 from nutrireason.options import setting
 from nutrireason.paths import builds_dir
 from nutrireason.pipeline.stage import Stage, StageResult, build_stages
@@ -36,44 +37,60 @@ class DemoRequest:
 
     index_url: str | None = setting("Package index URL (default: pip's).")
     model: str = setting("Model for the evaluation (any provider string).", DEMO_MODEL)
-    limit: int = setting("Questions per NGQA (level, task), and items per task of any other "
-                         "benchmark but FAM-Bench, in the evaluation (0: none; all limits 0 "
-                         "skip the evaluation).", 1, min=0)
-    fam_dish_limit: int = setting("FAM-Bench dish items evaluated per mode.", 1, min=0)
-    fam_rank_limit: int = setting("FAM-Bench ranking items (5 calls each; ranked in the "
-                                  "baseline mode only).", 1, min=0)
+    limit: int = setting("Items per task of every benchmark in the evaluation (per level where "
+                         "a benchmark has levels; 0: none; with every limit 0 the evaluation "
+                         "is skipped).", 1, min=0)
+    task_limit: list[str] | None = setting(
+        "One task's items instead of --limit, as BENCHMARK.TASK=N (`fam.rank=0`); "
+        "repeatable.")
     out: Path | None = setting("Demo output directory.")
 
     def run(self, on_stage: Callable[[Stage, StageResult], None] | None = None,
             log: Callable[[str], None] = print) -> DemoResult:
         """:func:`run_demo` with these settings."""
-        return run_demo(self.model, self.limit, {"dish": self.fam_dish_limit,
-                                                 "rank": self.fam_rank_limit},
-                        self.out, self.index_url, on_stage=on_stage, log=log)
+        return run_demo(self.model, self.limit, self.task_limit, self.out, self.index_url,
+                        on_stage=on_stage, log=log)
 
 
-def demo_limits(limit: int, fam_limits: dict[str, int]) -> dict[str, dict[str, int]]:
-    """Items per task (and level) of each registered benchmark in the demo: ``fam_limits``
-    for FAM-Bench's tasks, ``limit`` for every task of the others."""
-    limits = {}
-    for name in benchmark_names():
-        tasks = [task.option for task in get_benchmark(name).tasks]
-        limits[name] = {task: fam_limits.get(task, 0) for task in tasks} if name == "fam" \
-            else dict.fromkeys(tasks, limit)
+def demo_limits(limit: int, task_limits: Sequence[str] | None = None
+                ) -> dict[str, dict[str, int]]:
+    """Items per task (and level) of each registered benchmark in the demo: ``limit`` for
+    every task, except those ``task_limits`` names (``"fam.rank=0"``: benchmark, the task's
+    ``--task`` name or alias, the count)."""
+    limits = {name: dict.fromkeys((task.option for task in get_benchmark(name).tasks), limit)
+              for name in benchmark_names()}
+    for text in task_limits or []:
+        name, task, count = _task_limit(text)
+        limits[name][task] = count
     return limits
 
 
-def run_demo(model: str = DEMO_MODEL, limit: int = 1, fam_limits: dict[str, int] | None = None,
+def _task_limit(text: str) -> tuple[str, str, int]:
+    where, _, count = text.partition("=")
+    name, _, task = where.strip().partition(".")
+    if not task or not count.strip().isdigit():
+        raise DataError(None, f"not a task limit: {text!r}", field="--task-limit", value=text,
+                        expected="BENCHMARK.TASK=N with N a whole number, e.g. fam.rank=0")
+    try:
+        spec = get_benchmark(name)
+        return spec.name, spec.task(task.strip()).option, int(count)
+    except DataError as exc:
+        raise DataError(None, f"{exc.problem} in {text!r}",
+                        field="--task-limit", value=exc.value, expected=exc.expected) from None
+
+
+def run_demo(model: str = DEMO_MODEL, limit: int = 1, task_limits: Sequence[str] | None = None,
              out: Path | None = None, index_url: str | None = None,
              stages: list[Stage] | None = None,
              on_stage: Callable[[Stage, StageResult], None] | None = None,
              log: Callable[[str], None] = print) -> DemoResult:
-    """Pull the bundles, ensure every stage, then evaluate ``model`` on ``limit`` questions per
-    NGQA (level, task) and ``fam_limits`` FAM-Bench items per task, score and report. Stages
-    that are up to date are skipped; evaluation resumes finished samples."""
+    """Pull the bundles, ensure every stage, then evaluate ``model`` on ``limit`` items per
+    task (and level) of every benchmark, ``task_limits`` apart (:func:`demo_limits`), score
+    and report. Stages that are up to date are skipped; evaluation resumes finished
+    samples."""
     from nutrireason.sources.bundles import pull
 
-    fam_limits = fam_limits if fam_limits is not None else {"dish": 1, "rank": 1}
+    limits = demo_limits(limit, task_limits)  # a wrong one is refused before any work
     pull(None, index_url=index_url, log=log)
     result = DemoResult()
     for stage in stages if stages is not None else demo_stages():
@@ -81,7 +98,6 @@ def run_demo(model: str = DEMO_MODEL, limit: int = 1, fam_limits: dict[str, int]
         result.stages.append(done)
         if on_stage is not None:
             on_stage(stage, done)
-    limits = demo_limits(limit, fam_limits)
     if any(n for per_task in limits.values() for n in per_task.values()):
         from nutrireason.pipeline.evaluate import evaluate_all
         from nutrireason.pipeline.stage import declared_stages, default_target

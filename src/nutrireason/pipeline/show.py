@@ -201,8 +201,9 @@ def print_demo_summary(result, model: str) -> None:
     console.print(f"model: {model}{note}")
     console.print(f"samples: {planned:,} ({skipped:,} already done); now {ok:,} answered, "
                   f"{failed} errors, {unparsed} unparseable, {calls} model calls")
-    console.print(f"tables: {result.report.parent / 'table3.md'}, "
-                  f"{result.report.parent / 'fam_table1.md'}")
+    tables = sorted(path.name for path in result.report.parent.glob("*.md"))
+    console.print(f"tables: {result.report.parent} ({len(tables)} as Markdown, CSV beside "
+                  f"each: {', '.join(tables)})", soft_wrap=True)
     console.print(f"runs: {result.runs[0].parent} (re-run `nutrireason demo` to resume)")
 
 
@@ -390,6 +391,8 @@ def print_comparison(result: dict[str, Any]) -> None:
 
 def print_power(result: dict[str, Any]) -> None:
     """``power``: items (and clusters) needed per group, and the difference each detects."""
+    from nutrireason.scoring.compare import by_keys
+
     rows = result["rows"]
     table = Table(title=f"Detecting {result['difference']:g} with power {result['power']:g} "
                   f"at two-sided {result['alpha']:g}", title_justify="left")
@@ -401,7 +404,7 @@ def print_power(result: dict[str, Any]) -> None:
                           f"{row['design_effect']:.2f}", f"{row['required_items']:,}")
         console.print(table)
         return
-    keys = [k for k in ("task", "level", "condition", "diet", "method", "model") if k in rows[0]]
+    keys = [k for k in by_keys() if k in rows[0]]
     for header in (" / ".join(keys), "metric", "n (clusters)", "variance", "design effect",
                    "items needed", "clusters needed", "detectable at n"):
         table.add_column(header, justify="left" if header in (" / ".join(keys), "metric")

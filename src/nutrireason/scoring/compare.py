@@ -5,7 +5,8 @@ An *arm* is one (method, model) of a run. Samples pair on (task, level, item id)
 answered several times (``run --repeats``) counts once, with its values averaged first. Only
 samples both arms answered (status "ok") pair; the rest are counted, never scored.
 
-Per group (``by``: any of task, level, condition, diet, method, model), the compared value is a
+Per group (``by``: any of task, level, a benchmark's breakdowns such as condition, diet or
+category, method, model), the compared value is a
 per-sample metric of ``scores.jsonl`` (default: the task's headline, e.g. accuracy; see
 :func:`default_metric`). :func:`~nutrireason.scoring.stats.paired_test` gives the difference
 A - B, its paired cluster bootstrap interval and p-value; Holm's correction runs over every
@@ -26,17 +27,35 @@ from typing import Any
 import numpy as np
 
 from nutrireason.errors import DataError
-from nutrireason.schema import Record, SampleScore, read_records, scores_for, spec_for_task
+from nutrireason.schema import (
+    Record,
+    SampleScore,
+    breakdowns_of,
+    read_records,
+    scores_for,
+    spec_for_task,
+)
 from nutrireason.scoring import stats as S
 from nutrireason.scoring.score import CORRECT_METRIC, cluster_key, cluster_label, scorer_of
 
-BY_KEYS = ("task", "level", "condition", "diet", "method", "model")
 DEFAULT_BY = ("task", "level")
 TEXT_METRIC = "rougeL"  # text generation has no right answer: its headline is ROUGE-L
-CSV_FIELDS = ("task", "level", "condition", "diet", "method", "model", "metric", "n",
-              "clusters", "cluster_by", "mean_a", "mean_b", "difference", "low", "high",
-              "corrected_low", "corrected_high", "p_value", "p_holm", "test", "a_only_right",
-              "b_only_right", "verdict")
+RESULT_FIELDS = ("metric", "n", "clusters", "cluster_by", "mean_a", "mean_b", "difference",
+                 "low", "high", "corrected_low", "corrected_high", "p_value", "p_holm", "test",
+                 "a_only_right", "b_only_right", "verdict")
+
+
+def by_keys() -> tuple[str, ...]:
+    """What ``--by`` may name: task, level, every registered benchmark's breakdowns
+    (condition, diet, category, ...), method, model."""
+    return ("task", "level", *(b.name for b in breakdowns_of()), "method", "model")
+
+
+def check_by(by: Sequence[str]) -> None:
+    unknown = [key for key in by if key not in by_keys()]
+    if unknown:
+        raise DataError(None, f"cannot group by {unknown[0]!r}", field="--by", value=unknown[0],
+                        expected=f"a comma-separated list of {', '.join(by_keys())}")
 
 
 @dataclass(frozen=True)
@@ -203,17 +222,19 @@ def default_metric(task: str) -> str:
 
 
 def _group_values(record: Record, arm_a: Arm, by: Sequence[str]) -> list[tuple[str, ...]]:
-    """The groups a pair counts in (a sample counts for every condition / diet it names)."""
+    """The groups a pair counts in (a sample counts for every value of a breakdown it has, a
+    condition or diet say, and under "" for a breakdown its benchmark lacks)."""
+    fixed = {"task": record.task, "level": record.level, "method": arm_a.method,
+             "model": arm_a.model}
+    found = spec_for_task(record.task)
+    declared = {b.name: b for b in found[0].breakdowns} if found else {}
     choices: list[list[str]] = []
     for key in by:
-        if key == "condition":
-            found = record.meta.get("conditions") or [record.meta.get("condition") or ""]
-            choices.append([str(v) for v in dict.fromkeys(found)])
-        elif key == "diet":
-            choices.append([str(v) for v in dict.fromkeys(record.meta.get("diets") or [""])])
+        if key in fixed:
+            choices.append([fixed[key]])
         else:
-            choices.append([{"task": record.task, "level": record.level,
-                             "method": arm_a.method, "model": arm_a.model}[key]])
+            breakdown = declared.get(key)
+            choices.append((breakdown.values(record.meta) if breakdown else []) or [""])
     groups: list[tuple[str, ...]] = [()]
     for options in choices:
         groups = [g + (v,) for g in groups for v in options]
@@ -272,10 +293,7 @@ def compare_runs(run_a: Path, run_b: Path, by: Sequence[str] = DEFAULT_BY,
                  a_method: str | None = None, a_model: str | None = None,
                  b_method: str | None = None, b_model: str | None = None) -> dict[str, Any]:
     """The comparison of two scored runs as a JSON-ready dict (see the module notes)."""
-    unknown = [key for key in by if key not in BY_KEYS]
-    if unknown:
-        raise DataError(None, f"cannot group by {unknown[0]!r}", field="--by", value=unknown[0],
-                        expected=f"a comma-separated list of {', '.join(BY_KEYS)}")
+    check_by(by)
     a = load_samples(run_a, a_method, a_model)
     b = load_samples(run_b, b_method, b_model)
     pairs, counts = collect_pairs(a, b, by, metric, cluster)
@@ -315,7 +333,8 @@ def verdict(difference: float, p_holm: float, alpha: float) -> str:
 
 def comparison_csv(comparison: dict[str, Any]) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, extrasaction="ignore",
+    writer = csv.DictWriter(buffer, fieldnames=(*by_keys(), *RESULT_FIELDS),
+                            extrasaction="ignore",
                             lineterminator="\n")
     writer.writeheader()
     writer.writerows(comparison["groups"])
@@ -372,6 +391,7 @@ def power_rows(runs: Sequence[Path], difference: float, by: Sequence[str] = DEFA
     run's own variance and cluster structure, or from the paired differences of two runs."""
     if len(runs) not in (1, 2):
         raise DataError(None, "power reads one run or two", field="--runs", value=len(runs))
+    check_by(by)
     if len(runs) == 1:
         groups = item_values(load_samples(runs[0]), metric, by, cluster)
         paired = False

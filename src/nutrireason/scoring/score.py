@@ -28,8 +28,9 @@ Groups are (method, model, task, level). Conventions (also in the README of a ru
   with no scored sample has ``metrics: {}``.
 * ``repeats`` (only when an item was answered more than once, ``run --repeats``): the items
   answered several times, the mean answers per such item and the share whose answers agree.
-* Breakdowns pool levels: one row per (method, model, task, condition) and per
-  (method, model, task, diet); a sample counts for every condition / diet in its meta.
+* Breakdowns pool levels: one row per (method, model, task, value) for each breakdown the
+  task's benchmark declares (conditions, diets, recipe categories); a sample counts for every
+  value in its meta.
 * FAM-Bench ``fam_dish`` (see :mod:`nutrireason.scoring.fam_metrics`): ``accuracy`` of the
   decision, ``recommend_rate``, ``unparseable_rate`` (parse failure or no decision: wrong, not a
   "recommend", no citation), rationale micro precision / recall / F1 and macro F1 (mean
@@ -76,10 +77,12 @@ from nutrireason.errors import NutriReasonError
 from nutrireason.schema import (
     METRICS_FILE,
     SCORES_FILE,
+    Breakdown,
     Record,
     SampleScore,
     answer_kind,
     benchmark_names,
+    breakdowns_of,
     get_benchmark,
     read_records,
     spec_for_task,
@@ -91,8 +94,6 @@ from nutrireason.scoring import stats as S
 from nutrireason.storage import atomic_path, write_json_atomic, write_jsonl_atomic
 
 GROUPS_CSV = "metrics_groups.csv"
-CONDITIONS_CSV = "metrics_conditions.csv"
-DIETS_CSV = "metrics_diets.csv"
 EFFICIENCY = ("calls_per_sample", "prompt_tokens", "completion_tokens", "latency_s")
 # Per answer shape (schema.ANSWER_KINDS): the per-sample value that says whether an answer is
 # right; None: no single right answer.
@@ -166,6 +167,11 @@ def _level_order() -> dict[str, int]:
     return order
 
 
+def _breakdowns(task: str) -> tuple[Breakdown, ...]:
+    found = spec_for_task(task)
+    return found[0].breakdowns if found else ()
+
+
 def _task(record: Record) -> str:
     return str(record.meta.get("task") or "unknown")
 
@@ -189,7 +195,8 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
     for i, record in enumerate(records):
         families[(record.method, record.model, _task(record))].append(i)
     groups: list[dict[str, Any]] = []
-    breakdowns: dict[str, list[dict[str, Any]]] = {"condition": [], "diet": []}
+    breakdowns: dict[str, list[dict[str, Any]]] = {
+        b.name: [] for b in breakdowns_of(task for _, _, task in families)}
     samples: dict[int, SampleScore] = {}
     for (method, model, task), rows in sorted(families.items()):
         family = [records[i] for i in rows]
@@ -212,18 +219,18 @@ def score_records(records: Sequence[Record], run: str = "", bootstrap: int = 100
             groups.append(_group(method, model, task, level, [family[j] for j in members],
                                  table.subset(scored), retrieval, scored, bootstrap, seed,
                                  (key, codes)))
-        for field, kind in (("conditions", "condition"), ("diets", "diet")):
+        for breakdown in _breakdowns(task):
             by_value: dict[str, list[int]] = defaultdict(list)
             for k, record in enumerate(ok):
-                for value in dict.fromkeys(record.meta.get(field) or []):
-                    by_value[str(value)].append(k)
+                for value in breakdown.values(record.meta):
+                    by_value[value].append(k)
             for value in sorted(by_value):
                 chosen = np.array(by_value[value], dtype=int)
                 sub = table.subset(chosen)
-                breakdowns[kind].append({"method": method, "model": model, "task": task,
-                                         kind: value, "n": sub.n,
-                                         "metrics": M.with_ci(sub, bootstrap, seed,
-                                                              clusters=codes[chosen])})
+                breakdowns[breakdown.name].append(
+                    {"method": method, "model": model, "task": task, breakdown.name: value,
+                     "n": sub.n, "metrics": M.with_ci(sub, bootstrap, seed,
+                                                      clusters=codes[chosen])})
     data: dict[str, Any] = {"run": run, "records": len(records), "bertscore_model": model_used,
                             "groups": groups, "breakdowns": breakdowns}
     pools = _pools(records, bootstrap, seed, cluster)
@@ -513,8 +520,9 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
 
     ``metrics_groups.csv``: method, model, task, level, n, errors, error_rate, metric, value,
     low, high (retrieval metrics as ``retrieval_<name>``, efficiency as ``efficiency_<name>``
-    with low = high = value). ``metrics_conditions.csv`` / ``metrics_diets.csv``: method, model,
-    task, condition|diet, n, metric, value, low, high.
+    with low = high = value). One CSV per breakdown the run's benchmarks declare
+    (:attr:`~nutrireason.schema.BenchmarkSpec.breakdowns`; ``metrics_conditions.csv``, ...):
+    method, model, task, the breakdown's value, n, metric, value, low, high.
     """
     samples = getattr(scores, "samples", None)
     if samples is None:
@@ -522,9 +530,10 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
                                "carries the per-sample scores for scores.jsonl, which a plain "
                                "metrics dict lacks")
     run_dir = Path(run_dir)
+    files = {b.name: b.file for b in breakdowns_of()}
     paths = {"scores": run_dir / SCORES_FILE, "json": run_dir / METRICS_FILE,
-             "groups": run_dir / GROUPS_CSV, "condition": run_dir / CONDITIONS_CSV,
-             "diet": run_dir / DIETS_CSV}
+             "groups": run_dir / GROUPS_CSV,
+             **{name: run_dir / files[name] for name in scores["breakdowns"]}}
     # scores.jsonl first: a metrics.json newer than the records always has its scores beside it.
     # not strict: a per-sample value may be NaN (undefined) and must read back as a float
     write_jsonl_atomic(paths["scores"], (s.model_dump(mode="json") for s in samples),
@@ -546,7 +555,7 @@ def write_scores(run_dir: str | Path, scores: Scores) -> dict[str, Path]:
     _write_text(paths["groups"], _csv_text(
         ["method", "model", "task", "level", "n", "errors", "error_rate", "metric", "value",
          "low", "high"], rows))
-    for key in ("condition", "diet"):
+    for key in scores["breakdowns"]:
         rows = [[b["method"], b["model"], b["task"], b[key], b["n"], *row]
                 for b in scores["breakdowns"][key] for row in _metric_rows(b["metrics"])]
         _write_text(paths[key], _csv_text(
