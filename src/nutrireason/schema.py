@@ -24,6 +24,7 @@ from nutrireason.errors import DataError, NutriReasonError
 RECORDS_FILE = "records.jsonl"
 SCORES_FILE = "scores.jsonl"
 METRICS_FILE = "metrics.json"
+GROUP_KEYS = ("method", "model", "task", "level")  # what names one group of metrics.json
 
 
 # --------------------------------------------------------------------------- records

@@ -10,9 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from nutrireason.schema import SampleScore, benchmark_names, get_benchmark
-
-GROUP_KEYS = ("method", "model", "task", "level")
+from nutrireason.schema import GROUP_KEYS, SampleScore, benchmark_names, get_benchmark
 
 
 def task_labels() -> dict[str, str]:

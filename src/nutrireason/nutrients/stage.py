@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from nutrireason.options import OUT, RECIPES, setting
-from nutrireason.pipeline.stage import Stage, default_target
+from nutrireason.pipeline.stage import Stage, recipe_corpus
 
 
 @dataclass
@@ -28,7 +28,7 @@ class NutrientsStage(Stage):
 
     @property
     def corpus(self) -> Path:
-        return (self.recipes or default_target("recipes")) / "recipes.jsonl"
+        return recipe_corpus(self.recipes)
 
     def inputs(self) -> list[Path]:
         return [self.corpus]

@@ -29,7 +29,7 @@ from nutrireason.fam.proposals import (
 )
 from nutrireason.models.types import GenerationSettings
 from nutrireason.paths import builds_dir
-from nutrireason.pipeline.stage import default_target
+from nutrireason.pipeline.stage import recipe_corpus
 from nutrireason.runs import RunConfig, RunSummary, run
 from nutrireason.schema import read_records
 from nutrireason.sources.sr28 import Sr28
@@ -80,7 +80,7 @@ def run_proposals(model: str, recipes: Path | None = None, out: Path | None = No
     over every kept recipe of a ``recipes build`` (default: the last build), written to ``out``
     (default ``builds/fam/proposals``, its items beside it); re-running resumes.
     Returns (run directory, engine summary)."""
-    corpus = pool.read_recipes((recipes or default_target("recipes")) / "recipes.jsonl")
+    corpus = pool.read_recipes(recipe_corpus(recipes))
     target = out or builds_dir() / "fam" / "proposals"
     items = fam_proposals.write_items(fam_proposals.proposal_items(corpus, load_kb()),
                                       target.parent / f"{target.name}-items.jsonl")

@@ -14,7 +14,7 @@ from typing import Any
 
 from nutrireason.errors import DataError
 from nutrireason.options import HOST, PORT, RECIPES, REQUIRED, TOKEN, setting
-from nutrireason.pipeline.stage import default_target
+from nutrireason.pipeline.stage import recipe_corpus, upstream_file
 
 # help texts the review commands' settings share
 DB = "Review database (default: <data home>/reviews)."
@@ -64,11 +64,11 @@ class ReviewServer:
 
         check_host(self.host, self.token)
         if self.benchmark == "ngqa":
-            source = (self.ngqa_build or default_target("ngqa")) / "questions.parquet"
+            source = upstream_file("ngqa", self.ngqa_build, "questions.parquet")
             items = load_ngqa_items(source)
         elif self.benchmark == "fam":
-            source = (self.annotations or default_target("fam-annotate")) / "annotations.jsonl"
-            corpus = (self.recipes or default_target("recipes")) / "recipes.jsonl"
+            source = upstream_file("fam-annotate", self.annotations, "annotations.jsonl")
+            corpus = recipe_corpus(self.recipes)
             names, derived = recipe_readers()
             items = load_items(source, corpus, names, derived)
         else:

@@ -293,6 +293,20 @@ def default_target(key: str) -> Path:
     return builds_dir() / declared.default_target
 
 
+def upstream_file(key: str, folder: Path | None, name: str) -> Path:
+    """The file ``name`` in ``folder``, or in stage ``key``'s default target when no folder is
+    given (what a stage reads from the stage it builds on)."""
+    return (folder or default_target(key)) / name
+
+
+RECIPES_FILE = "recipes.jsonl"  # the recipe build's corpus: one row per recipe
+
+
+def recipe_corpus(folder: Path | None = None) -> Path:
+    """The recipe build's corpus in ``folder`` (default: the recipe stage's target)."""
+    return upstream_file("recipes", folder, RECIPES_FILE)
+
+
 def build_order() -> list[type[Stage]]:
     """Every declared stage after the stages it builds on; stages that could go in either
     order keep their declaration order. An upstream key no stage declares, or a loop, is an

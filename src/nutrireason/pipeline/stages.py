@@ -19,7 +19,13 @@ from typing import Any, Literal
 
 from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.options import CONCURRENCY, LIMIT, MAX_TOKENS, OUT, RECIPES, REQUIRED, setting
-from nutrireason.pipeline.stage import Stage, default_target
+from nutrireason.pipeline.stage import (
+    RECIPES_FILE,
+    Stage,
+    default_target,
+    recipe_corpus,
+    upstream_file,
+)
 from nutrireason.schema import RECORDS_FILE, get_benchmark
 
 
@@ -142,7 +148,7 @@ class RecipesStage(Stage):
         return [*build_inputs(self.corpus_file()), *sr28_files()]
 
     def outputs(self) -> list[Path]:
-        return [self.target / name for name in ("recipes.jsonl", "foods.parquet",
+        return [self.target / name for name in (RECIPES_FILE, "foods.parquet",
                                                 "food_ingredients.parquet", "quality.json",
                                                 "manifest.json")]
 
@@ -322,7 +328,7 @@ class FamAnnotateStage(Stage):
         from nutrireason.fam.pool import rule_files
 
         extra = [self.proposals / RECORDS_FILE] if self.proposals is not None else []
-        return [self.folder / "recipes.jsonl", *rule_files(), *extra, *sr28_files()]
+        return [self.folder / RECIPES_FILE, *rule_files(), *extra, *sr28_files()]
 
     def settings(self) -> dict[str, Any]:
         from nutrireason.fam.proposals import MODE_CROSS_CHECK, MODE_LOOP, MODE_RULES
@@ -355,9 +361,9 @@ class FamAnnotateStage(Stage):
         from nutrireason.fam.proposals import read_proposals
         from nutrireason.pipeline.annotation_loop import build_pool
 
-        corpus = read_recipes(self.folder / "recipes.jsonl")
+        corpus = read_recipes(self.folder / RECIPES_FILE)
         extra = [self.proposals / RECORDS_FILE] if self.proposals is not None else []
-        inputs = [self.folder / "recipes.jsonl", *rule_files(), *extra]
+        inputs = [self.folder / RECIPES_FILE, *rule_files(), *extra]
         sr28 = read_sr28_bundle()
         if self.proposer is not None:
             return build_pool(corpus, sr28, self.target, inputs=inputs, proposer=self.proposer,
@@ -412,11 +418,11 @@ class FamBuildStage(Stage):
 
     @property
     def pool(self) -> Path:
-        return (self.annotations or default_target("fam-annotate")) / "annotations.jsonl"
+        return upstream_file("fam-annotate", self.annotations, "annotations.jsonl")
 
     @property
     def corpus(self) -> Path:
-        return (self.recipes or default_target("recipes")) / "recipes.jsonl"
+        return recipe_corpus(self.recipes)
 
     def inputs(self) -> list[Path]:
         from nutrireason.fam.build import build_inputs

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.runs.merge import overlapping_groups
 from nutrireason.schema import (
+    GROUP_KEYS,
     METRICS_FILE,
     SCORES_FILE,
     Record,
@@ -46,7 +47,6 @@ from nutrireason.storage import check_target_folder
 if TYPE_CHECKING:
     from nutrireason.display.section import ReportInput, Section, SectionBuilder
 
-_GROUP_KEYS = ("method", "model", "task", "level")
 
 __all__ = ["METRICS_FILE", "SCORES_FILE", "RunData", "build_report",
            "load_metrics", "load_run", "load_scores"]
@@ -79,7 +79,7 @@ def load_metrics(run_dir: str | Path) -> dict[str, Any]:
     for i, group in enumerate(groups):
         if not isinstance(group, dict):
             raise DataError(path, "not an object", field=f"groups[{i}]")
-        for key in _GROUP_KEYS:
+        for key in GROUP_KEYS:
             if not isinstance(group.get(key), str):
                 raise DataError(path, "missing or not a string", field=f"groups[{i}].{key}",
                                 value=group.get(key))

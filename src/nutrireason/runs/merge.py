@@ -34,7 +34,7 @@ from nutrireason.errors import DataError, NutriReasonError
 from nutrireason.runs.lock import holder_alive, read_holder
 from nutrireason.runs.manifest import IDENTITY_FIELDS, MANIFEST_FILE, write_manifest
 from nutrireason.runs.shard import Shard
-from nutrireason.schema import RECORDS_FILE
+from nutrireason.schema import GROUP_KEYS, RECORDS_FILE
 from nutrireason.storage import check_target_folder, read_json_object, write_folder
 from nutrireason.workers import end_with_parent
 
@@ -44,7 +44,6 @@ RUN_FIELDS = (*IDENTITY_FIELDS, "settings")
 PER_FOLDER_FIELDS = ("status", "counts", "summary", "owner", "recovered", "updated_at", "error",
                      "shard", "merged_from", "merge")
 SAME_RUN = "pieces of one run: the same benchmark file, methods, models and settings"
-_GROUP_KEYS = ("method", "model", "task", "level")
 # Above this many bytes of records in all, the folders' records are read in parallel processes.
 PARALLEL_BYTES = 64 * 1024 * 1024
 
@@ -560,7 +559,7 @@ def overlapping_groups(metrics: list[dict[str, Any]], names: list[str]) -> list[
     holders: dict[tuple[str, ...], list[int]] = {}
     for index, data in enumerate(metrics):
         for group in data.get("groups") or []:
-            key = tuple(str(group.get(k) or "") for k in _GROUP_KEYS)
+            key = tuple(str(group.get(k) or "") for k in GROUP_KEYS)
             runs = holders.setdefault(key, [])
             if index not in runs:
                 runs.append(index)
