@@ -502,3 +502,48 @@ def test_the_stew_cut_is_the_species_or_the_cut_it_is_made_of(resolver, line, nd
 def test_a_cut_trimmed_of_its_fat_is_its_separable_lean(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)
     assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    # SR28 23485 "Beef, composite of trimmed retail cuts, separable lean only, trimmed to 0"
+    # fat, all grades, raw"; 13795 the lean and fat composite at 1/8" trim (the generic beef)
+    ("500 g lean beef, cut into cubes", "23485", "lean meat nobody grinds is lean meat"),
+    ("1 lb lean beef, thinly sliced", "23485", "sliced is not ground either"),
+    ("1 lb lean ground beef", "23562", "ground: SR28's 90 % lean ground beef"),
+    ("1 lb lean beef mince", "23562", "'mince' grinds it; 'lean' is USDA's 10 % fat at most"),
+    ("1 lb extra lean ground beef", "23557", "'extra lean' is USDA's 5 % fat at most"),
+    ("1 lb 85% lean ground beef", "23567", "a stated share beats the word"),
+    ("1 lb pork, cubed", "10187", "SR28's generic pork, as before"),
+    ("1 lb ground pork", "10219", "ground pork stays ground"),
+])
+def test_meat_is_ground_only_when_the_line_grinds_it(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    # proxies.yaml: crème fraîche -> 01053 "Cream, fluid, heavy whipping" (36 % fat)
+    ("½ cup crème fraîche, single cream, or milk", "01053",
+     "the first food through its proxy, not the later alternative milk"),
+    ("1 cup crème fraîche or sour cream", "01053", "the same with one alternative"),
+    # 01055 "Cream, sour, reduced fat, cultured": heavy cream's reduced-fat sibling
+    ("½ cup reduced fat crème fraîche", "01055",
+     "the qualifier is asked of the proxy's entry, not part of the proxy's name"),
+    ("1 cup caldo de pollo or chicken stock", "06172",
+     "no proxy for the first food: the alternative SR28 has (chicken stock)"),
+])
+def test_the_first_food_s_proxy_comes_before_a_later_alternative(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    # proxies.yaml: any liqueur SR28 lacks -> 14414 coffee liqueur, 53 proof (1 fl oz 34.8 g)
+    ("1 tbsp orange liqueur", "14414", 17.4, "half a fluid ounce of SR28's liqueur"),
+    ("1 oz (28 g) hazelnut liqueur", "14414", 28.35, "the stated ounce"),
+    # toast -> 18070 "Bread, white, commercially prepared, toasted": "1 slice" 22 g, listed
+    # after "1 slice, large" 27 g and "1 slice crust not eaten" 11 g
+    ("4 slices of toast", "18070", 88.0, "the plain slice, not the large one listed first"),
+    ("2 large slices toast", "18070", 54.0, "a stated size keeps its slice"),
+])
+def test_cited_proxies_and_the_plain_piece(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why

@@ -53,6 +53,7 @@ from nutrireason.recipes.parse import (
     parse_in_order,
     parse_line,
     unit_kind,
+    without_qualifiers,
 )
 from nutrireason.recipes.proxies import PROXY_RULE, Proxy, find_proxy, load_proxies, proxy_share
 from nutrireason.recipes.rules import RecipeRules, load_ingredient_map, load_recipe_rules
@@ -417,6 +418,12 @@ class Resolver:
             if stew:
                 item.rules = [*item.rules, f"stew_cut:{stew}"]
             return match
+        if parsed.alternatives:
+            # "X or Y" is X: a standard proxy for X comes before Y ("crème fraîche, single
+            # cream, or milk" is crème fraîche, read through its proxy)
+            own = self._proxy(proxy_names(parsed), item)
+            if own is not None:
+                return own
         for alternative in parsed.alternatives:
             other = self.matcher.match(alternative, parsed.unit)
             if other is not None and other.score >= floor:
@@ -1026,7 +1033,11 @@ def proxy_names(parsed: ParsedLine) -> list[str]:
     unit = parsed.unit or ""
     counted = [f"{food} {unit}"] if unit.isalpha() and parsed.unit_kind == "count" and \
         unit not in food.split() else []
-    return [*qualified, *counted, food]
+    # a qualifier the line's states carry ("reduced fat crème fraîche": qual:reduced_fat) is
+    # asked of the proxy's entry, not part of the proxy's name
+    plain = without_qualifiers(food) if any(s.startswith("qual:") for s in parsed.states) \
+        else food
+    return list(dict.fromkeys([*qualified, *counted, food, plain]))
 
 
 # A line that counts cans or tins ("1 tin tomatoes", "2 small cans coconut milk"), whatever

@@ -404,7 +404,10 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
                 sized = [p for p in found if _names([p], size)]
                 if sized:
                     return sized[0]
-            return found[0]
+            # no size asked and no medium: the plain piece, not a large or thin one listed
+            # first ("4 slices toast": SR28's "slice", not its "slice, large")
+            return min(found, key=lambda p: (bool(OTHER_SIZE.search(p.text.split("(")[0])),
+                                             len(p.text.split("(")[0].split())))
     # nothing names the piece: the first plain portion, never a container or a share of one
     # ("20 cherries" are not 20 packages, "15 pieces tofu" not 15 quarter blocks)
     if unit in NO_FALLBACK_UNITS:
@@ -412,6 +415,8 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
     return next((p for p in portions if _first_word(p.text) not in CONTAINER_MEASURES), None)
 
 
+# A piece's size words other than medium, in an SR28 measure.
+OTHER_SIZE = re.compile(r"\b(?:small|large|extra large|jumbo|mini|thin|thick|very thin)\b")
 # SR28 measures that hold many pieces of a food.
 CONTAINER_MEASURES = {"package", "pack", "pkg", "can", "jar", "box", "bottle", "container",
                       "block", "bag", "carton", "tub", "loaf", "envelope", "packet"}

@@ -524,6 +524,10 @@ QUALIFIER_PATTERNS = {
     "sugar_free": re.compile(r"\bsugar[- ]free\b|\bno[- ]sugar[- ]added\b"),
     "whole_grain": re.compile(r"\bwhole[- ]?(?:wheat|grain)\b|\bwhole ?meal\b"),
 }
+# A leanness said in words: USDA's "lean" ground beef is at most 10 % fat, "extra lean" at
+# most 5 % (9 CFR 317.362); the entries at those limits
+LEAN_WORD = re.compile(r"(?i)\b(?:extra[- ])?lean\b(?!\s+(?:and|&)\s+fat)")
+WORDED_LEAN = {"lean": 90, "extra": 95}
 # Meat still on its bone (weights are as purchased), unless the line says it is off.
 BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
                      r"roaster|fryer)\b|\b(drumsticks?|wings?|wingettes?|drumettes?|spare ?ribs|"
@@ -579,6 +583,15 @@ OPTIONAL_QUALIFIER = re.compile(rf"\((?:\s*(?:or|optional(?:ly)?|can\s+use|sub(?
 NOTE_REFERENCE = re.compile(r"\([^)]*\b(?:see|note|notes|below|above)\b[^)]*\)")
 
 
+def without_qualifiers(name: str) -> str:
+    """``name`` without the words of :data:`QUALIFIER_PATTERNS` ("reduced fat creme
+    fraiche" -> "creme fraiche"); the name itself when nothing else is left."""
+    text = name.lower()
+    for pattern in QUALIFIER_PATTERNS.values():
+        text = pattern.sub(" ", text)
+    return " ".join(text.split()) or name
+
+
 def qualifier_text(lowered: str) -> str:
     """The part of a lower-cased line whose qualifiers describe the food used: negated
     qualifiers, qualifiers offered as options and later "or" alternatives outside parentheses
@@ -619,6 +632,8 @@ def line_states(text: str) -> list[str]:
     lean = re.search(r"\b([5-9]\d)\s*(?:(?:%|percent)\s*lean|%?\s*/\s*[1-4]?\d\b)", lowered)
     if lean:  # "90/10", "93% lean", "85%/15%", "90 percent lean"
         found.add(f"lean:{lean.group(1)}")
+    elif LEAN_WORD.search(first_alternative(text)):  # "lean beef mince", "extra lean mince"
+        found.add(f"lean:{WORDED_LEAN['extra' if 'extra' in lowered else 'lean']}")
     for name, pattern in QUALIFIER_PATTERNS.items():
         if pattern.search(qualifier_text(lowered)):
             found.add(f"qual:{name}")

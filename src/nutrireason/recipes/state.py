@@ -120,6 +120,13 @@ class StateChoice:
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
+# SR28's ground meats ("Beef, ground, 90% lean meat / 10% fat, raw", "Pork, fresh, ground"),
+# and a line that grinds ("ground", "minced", "mince", burgers, meatballs)
+GROUND_ENTRY = re.compile(r"(?i)^\w+(?:, fresh)?, ground\b")
+GROUND_LINE = re.compile(r"(?i)\b(?:ground|grind|minced?|hamburgers?|burgers?|patt(?:y|ies)|"
+                         r"meat ?balls?|meat ?loaf|keema|kofta)\b")
+LEAN_ONLY_SHARE = 90  # a ground entry this lean or leaner stands for lean meat
+GRADED = re.compile(r"\b(?:choice|select|prime)\b")  # one grade, not "all grades"
 POULTRY = "0500"
 # Cooked poultry taken apart: the meat is pulled off the bones and the skin left behind.
 PULLED_APART = re.compile(r"(?i)\b(?:shredded|shred|pulled|diced|chopped|cubed|cut[- ]up)\b")
@@ -190,7 +197,8 @@ class StateResolver:
             # "dried chickpeas, soaked and drained": the soak is drained (the matched name
             # may already have used the word "dried")
             states = [s for s in states if s != "drained"]
-        current, problem, unknown = self._qualified(self._lean(ndb_no, states), states, line)
+        current, problem, unknown = self._qualified(
+            self._lean(self._whole_cut(ndb_no, line), states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
         choice = self._meat_only(self._in_state(current, states, line), line)
@@ -317,6 +325,24 @@ class StateResolver:
             if best is None or (score, other) > best:
                 best = (score, other)
         return None if best is None else best[1]
+
+    def _whole_cut(self, ndb_no: str, line: str) -> str:
+        """Meat the line neither grinds nor minces ("1 kg lean beef, cut into cubes") is not
+        SR28's ground meat that its name found: the same meat's raw composite of retail cuts,
+        lean only for a lean (90 % and over) ground entry, lean and fat otherwise, the least
+        trimmed of fat for lean and fat, the most for lean only."""
+        description = self.description.get(ndb_no, "")
+        if not line or self.group.get(ndb_no) not in MEAT_GROUPS or \
+                not GROUND_ENTRY.search(description) or GROUND_LINE.search(line):
+            return ndb_no
+        share = re.search(r"(\d+)% lean", description)
+        lean_only = share is not None and int(share.group(1)) >= LEAN_ONLY_SHARE
+        wanted = "separable lean only" if lean_only else "separable lean and fat"
+        found = [(_trim_rank(text, lean_only), bool(GRADED.search(text)), len(text), other)
+                 for other, text in self.by_head.get(_head(description), [])
+                 if "composite of trimmed retail cuts" in text and wanted in text and
+                 self.is_raw(text)]
+        return min(found)[-1] if found else ndb_no
 
     def _lean(self, ndb_no: str, states: list[str]) -> str:
         """The entry with the line's lean share ("90/10 beef mince" -> 90% lean), if any."""
@@ -520,6 +546,14 @@ CATEGORY_HEADS = {"soup", "sauce", "beverages", "cereals", "snacks", "spices", "
                   "sweeteners", "oil", "leavening agents", "alcoholic beverage", "pie fillings",
                   "puddings", "toppings", "desserts", "cheese", "fish", "mollusks",
                   "crustaceans", "game meat"}
+
+
+def _trim_rank(description: str, lean_only: bool) -> int:
+    """Fat trim order of a composite entry: 0" first for lean only, 1/8" first otherwise
+    (the trim the generic beef entry has)."""
+    trims = ['0" fat', '1/8" fat', '1/4" fat']
+    order = trims if lean_only else [trims[1], trims[2], trims[0]]
+    return next((i for i, trim in enumerate(order) if trim in description), len(order))
 
 
 def _head(description: str) -> str:
