@@ -547,3 +547,32 @@ def test_the_first_food_s_proxy_comes_before_a_later_alternative(resolver, line,
 def test_cited_proxies_and_the_plain_piece(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)
     assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    # 01009 "Cheese, cheddar"; 11457 "Spinach, raw"
+    ("6 oz grated hard cheese (a mix of cheddar and parmesan is good)", "01009",
+     "a mix's first food is the food, as an 'or' list's is"),
+    ("2 cups leafy greens (a mixture of spinach and kale)", "11457", "said as a mixture"),
+])
+def test_a_mix_of_foods_is_its_first_food(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    # 05074 "Chicken, broilers or fryers, drumstick, meat only, cooked, stewed": "1 drumstick,
+    # bone and skin removed" 46 g (SR28 gives one size)
+    ("Shredded cooked chicken (about 2 small drumsticks)", "05074", 92.0,
+     "the gloss counts the pieces of a line with no quantity of its own"),
+    # 15236 "Fish, salmon, Atlantic, farmed, raw": "0.5 fillet" 198 g
+    ("Salmon (2 fillets)", "15236", 396.0, "a fish's fillets likewise"),
+])
+def test_a_count_in_a_gloss_quantifies_a_line_without_one(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.kind, item.ndb_no, item.grams) == ("quantified", ndb,
+                                                    pytest.approx(grams, abs=0.01)), why
+
+
+def test_a_gloss_that_counts_other_things_leaves_the_line_unquantified(resolver):
+    assert resolver.ingredient("Bread (about 3 rolls)").kind == "unquantified"
+    assert resolver.ingredient("Fresh parsley (2 sprigs)").grams is None

@@ -125,6 +125,9 @@ def _glosses(inner: str) -> list[str]:
     """The foods a parenthesised gloss names, in order ("sorghum"; "feta; optional" -> "feta";
     "cold gravy or butter" -> both); none for a measure, a note or a state."""
     names = []
+    mixed = MIX_OF.match(inner)
+    if mixed:  # "a mix of cheddar and parmesan is good": cheddar, then parmesan
+        inner = PRAISE.sub("", inner[mixed.end():]).replace(" and ", " or ")
     for part in re.split(r";|,|\s/\s|\bor\b", inner):
         name = _clean(part)
         if not name or re.search(r"\d", name) or NOTE_WORDS.search(name):
@@ -132,6 +135,12 @@ def _glosses(inner: str) -> list[str]:
         if re.search(r"[a-z]{3}", name):
             names.append(name)
     return names
+
+
+# A gloss that mixes foods names them in order: the first is the food, as for "or".
+MIX_OF = re.compile(r"(?i)^\s*(?:a\s+|an\s+)?(?:mix|mixture|blend|combination|combo)\s+of\s+")
+PRAISE = re.compile(r"(?i)\s+(?:is|are|works?|would be)\s+(?:good|best|nice|great|fine|well|"
+                    r"ideal)\b.*$")
 
 
 def _clean(text: str) -> str:

@@ -546,6 +546,23 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
     return None
 
 
+def paren_count(parentheticals: list[str], portions: set[str]) -> tuple[float, str, str] | None:
+    """A count of pieces in a parenthetical, for a line with no quantity of its own
+    ("shredded cooked chicken (about 2 small drumsticks)"): the number, the piece (one of
+    ``portions``, singular) and its size word ("" for none)."""
+    for inner in parentheticals:
+        found = re.fullmatch(rf"\s*(?:about|approx(?:imately|\.)?|roughly|around|~)?\s*"
+                             rf"({_NUMBER})(?:\s*(?:-|to)\s*({_NUMBER}))?\s+"
+                             r"(?:(small|medium|large)\s+)?([a-z]+?)(?:e?s)?\s*",
+                             inner.lower())
+        if not found or found.group(4) not in portions:
+            continue
+        value = range_first(found.group(1), found.group(2))
+        if value is not None and value > 0:
+            return value, found.group(4), found.group(3) or ""
+    return None
+
+
 def range_first(low: str, high: str | None) -> float | None:
     """A measure's number, or its range's first number ("2-3 cups" -> 2, "6-8 oz" -> 6): the
     least the recipe asks for, and the number recipe calculators read (on the dev split the

@@ -21,6 +21,7 @@ from nutrireason.recipes.lines import (
     first_alternative,
     gloss_mass,
     leading_quantity,
+    paren_count,
     paren_measure,
     prepare,
     strip_noise,
@@ -263,6 +264,11 @@ def _parse(text: str) -> ParsedLine:
     quantity, problem = _quantity(sliced.get("quantity"))
     rules = list(prepared.rules)
     quantity, unit = _own_quantity(main, quantity, unit, rules)
+    counted = paren_count(prepared.parentheticals, COUNTED_CUTS) if quantity is None and \
+        not unit else None
+    if counted:  # "shredded cooked chicken (about 2 small drumsticks)": the count is all
+        quantity, unit = counted[0], counted[1]
+        rules.append("paren_count")
     measure = paren_measure(strip_noise(text), prepared.parentheticals)
     each = None if measure else each_clause(main)
     if each and quantity is not None:
@@ -302,7 +308,9 @@ def _parse(text: str) -> ParsedLine:
         food = clean_food(others[-1].split(",")[0], unit) if others else food
     parsed = ParsedLine(line, "unquantified", unit=unit, food=food,
                         prep=_prep_words(sliced, prepared.parentheticals),
-                        size=list(sliced.get("size_modifiers") or []), problem=problem,
+                        size=[*(sliced.get("size_modifiers") or []),
+                              *([counted[2]] if counted and counted[2] else [])],
+                        problem=problem,
                         generic_grams=_quantity(sliced.get("gram_weight"))[0],
                         raw_food=_raw_food(sliced, food, rules),
                         states=line_states(text), rules=rules, replaced=replaced,
@@ -556,6 +564,9 @@ BONELESS = re.compile(r"(?i)\b(boneless|fillets?|filets?|ground|minced|mince|bre
                       r"meat only)\b")
 CUTS = ("breast", "thigh", "drumstick", "wing", "leg", "belly", "shoulder", "tenderloin",
         "loin", "brisket", "chuck", "sirloin", "flank", "ribeye", "round")
+# Pieces of meat or fish a line may count in a gloss when it gives no quantity of its own
+COUNTED_CUTS = {"breast", "thigh", "drumstick", "wing", "leg", "fillet", "filet", "steak",
+                "chop", "shank"}
 
 
 # A qualifier the line rules out ("(not low-fat)", "instead of reduced-fat") does not count.
