@@ -576,3 +576,15 @@ def test_a_count_in_a_gloss_quantifies_a_line_without_one(resolver, line, ndb, g
 def test_a_gloss_that_counts_other_things_leaves_the_line_unquantified(resolver):
     assert resolver.ingredient("Bread (about 3 rolls)").kind == "unquantified"
     assert resolver.ingredient("Fresh parsley (2 sprigs)").grams is None
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    # standard_weights.yaml: dry pasta by the package or box, the US pound (454 g)
+    ("1 pack of lasagne sheets", "20120", 454.0, "a pack of dry pasta SR28 gives no weight for"),
+    ("1 box spaghetti", "20120", 454.0, "a box likewise"),
+    ("1 package egg noodles", "20109", 454.0, "dry egg noodles likewise"),
+    ("1 package (12 oz) spaghetti", "20120", 340.194, "a stated size beats the standard"),
+])
+def test_a_package_of_dry_pasta_weighs_a_pound(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
