@@ -588,3 +588,15 @@ def test_a_gloss_that_counts_other_things_leaves_the_line_unquantified(resolver)
 def test_a_package_of_dry_pasta_weighs_a_pound(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)
     assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
+
+
+@pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
+    # 08509 "Cereals ready-to-eat, USDA Commodity Rice Crisps": "1 cup (1 NLEA serving)" 28 g;
+    # 08156 "Cereals ready-to-eat, rice, puffed, fortified": "1 cup" 14 g
+    ("6 cups Rice Krispies", "08509", 168.0, "crisped rice, SR28's unbranded rice crisps"),
+    ("1 cup puffed cereal (e.g. Rice Krispies)", "08509", 28.0, "the example names it"),
+    ("2 cups puffed rice", "08156", 28.0, "puffed rice is the lighter puffed grain"),
+])
+def test_crisped_rice_is_not_puffed_rice(resolver, line, ndb, grams, why):
+    item = resolver.ingredient(line)
+    assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
