@@ -513,6 +513,7 @@ def test_a_cut_trimmed_of_its_fat_is_its_separable_lean(resolver, line, ndb, gra
     ("1 lb lean beef mince", "23562", "'mince' grinds it; 'lean' is USDA's 10 % fat at most"),
     ("1 lb extra lean ground beef", "23557", "'extra lean' is USDA's 5 % fat at most"),
     ("1 lb 85% lean ground beef", "23567", "a stated share beats the word"),
+    ("1 lb lean ground beef (extra for garnish)", "23562", "'extra' elsewhere is not 'extra lean'"),
     ("1 lb pork, cubed", "10187", "SR28's generic pork, as before"),
     ("1 lb ground pork", "10219", "ground pork stays ground"),
 ])
