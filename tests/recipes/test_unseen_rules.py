@@ -601,3 +601,13 @@ def test_a_package_of_dry_pasta_weighs_a_pound(resolver, line, ndb, grams, why):
 def test_crisped_rice_is_not_puffed_rice(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)
     assert (item.ndb_no, item.grams) == (ndb, pytest.approx(grams, abs=0.01)), why
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    # 01077 "Milk, whole, 3.25% milkfat"; 14411 tap water
+    ("2 cups boiling milk", "01077", "a serving temperature is no other food"),
+    ("1 cup warmed milk", "01077", "warmed likewise"),
+    ("2 cups boiling water", "14411", "water stays water"),
+])
+def test_a_temperature_is_not_part_of_the_name(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why

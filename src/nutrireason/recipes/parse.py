@@ -42,7 +42,9 @@ SMALL_MEASURES = {"pinch": 1 / 16, "dash": 1 / 8, "smidgen": 1 / 32, "drop": 1 /
 CONTAINERS = {"can", "tin", "jar", "package", "packet", "bag", "box", "bottle", "carton",
               "container"}
 FILLER_WORDS = {"of", "and", "or", "a", "an", "the", "some", "fresh", "freshly", "plus",
-                "about", "approximately", "optional", "x", "cold", "chilled", "lukewarm"}
+                "about", "approximately", "optional", "x", "cold", "chilled", "lukewarm",
+                # a serving temperature is no other food ("2 cups boiling milk" is milk)
+                "boiling", "warm", "warmed", "scalded", "heated"}
 # Words that say how a food is cut or kept, never which food it is: a "food" made only of them
 # ("4 boneless (skinless chicken breasts)") means the food sits in a parenthetical.
 STATE_ONLY_WORDS = {"boneless", "skinless", "large", "medium", "small", "whole", "halved",
