@@ -5,7 +5,7 @@ uses: display order, formatting, the benchmarks' task labels and level order.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import pandas as pd
@@ -80,6 +80,16 @@ def _retrieval_counts(scores: Iterable[SampleScore]) -> dict[tuple[str, ...], in
         if "retrieval_f1" in score.values:
             counts[(score.method, score.model, score.task, score.level)] += 1
     return dict(counts)
+
+
+def breakdown_entries(metrics: Sequence[dict[str, Any]], name: str) -> Iterator[dict[str, Any]]:
+    """Every run's ``breakdowns[name]`` entries (metrics.json), in run order; runs without
+    the breakdown, and entries that are not objects, are skipped."""
+    for data in metrics:
+        breakdowns = data.get("breakdowns") if isinstance(data, dict) else None
+        entries = breakdowns.get(name) if isinstance(breakdowns, dict) else None
+        yield from (e for e in (entries if isinstance(entries, list) else [])
+                    if isinstance(e, dict))
 
 
 def stat_value(stat: Any) -> float | None:

@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from nutrireason.display.figures import COLORS, DPI, LINESTYLES, RC, Plot, save_figure
-from nutrireason.display.groups import number, ordered, stat_value
+from nutrireason.display.groups import breakdown_entries, number, ordered, stat_value
 from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
 from nutrireason.schema import get_benchmark
@@ -304,20 +304,14 @@ def _difference(first: float | None, second: float | None) -> float | None:
 def fam_condition_frame(metrics: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Task 1 decision accuracy per condition from the fam_dish condition breakdowns: one row
     per (method, model, condition); when runs repeat one, the last run given wins."""
-    rows = []
-    for data in metrics:
-        breakdowns = data.get("breakdowns") if isinstance(data, dict) else None
-        entries = breakdowns.get("condition") if isinstance(breakdowns, dict) else None
-        for entry in entries if isinstance(entries, list) else []:
-            row = _condition_row(entry)
-            if row is not None:
-                rows.append(row)
+    rows = [row for entry in breakdown_entries(metrics, "condition")
+            if (row := _condition_row(entry)) is not None]
     frame = pd.DataFrame(rows, columns=["method", "model", "condition", "n", "accuracy"])
     return frame.drop_duplicates(["method", "model", "condition"], keep="last")
 
 
-def _condition_row(entry: Any) -> dict[str, Any] | None:
-    if not isinstance(entry, dict) or entry.get("task") != DISH_TASK:
+def _condition_row(entry: dict[str, Any]) -> dict[str, Any] | None:
+    if entry.get("task") != DISH_TASK:
         return None
     metrics = entry.get("metrics")
     accuracy = number(stat_value(metrics.get("accuracy"))) if isinstance(metrics, dict) else None

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nutrireason.display.groups import fmt, number, ordered, stat_value
+from nutrireason.display.groups import breakdown_entries, fmt, number, ordered, stat_value
 from nutrireason.display.section import ReportInput, Section
 from nutrireason.display.table import Column, Table
 from nutrireason.nutrients.spec import BREAKDOWNS
@@ -56,17 +56,15 @@ def category_rows(metrics: Sequence[dict[str, Any]], tasks: Sequence[str]
                   ) -> dict[tuple[str, str, str, str], dict[str, Any]]:
     """(method, model, task, category) -> that breakdown's n and metric values, from every
     run's metrics.json; when runs repeat one, the last run given wins."""
+    name = BREAKDOWNS[0].name
     found: dict[tuple[str, str, str, str], dict[str, Any]] = {}
-    for data in metrics:
-        breakdowns = data.get("breakdowns") if isinstance(data, dict) else None
-        entries = breakdowns.get(BREAKDOWNS[0].name) if isinstance(breakdowns, dict) else None
-        for entry in entries if isinstance(entries, list) else []:
-            if not isinstance(entry, dict) or entry.get("task") not in tasks:
-                continue
-            values = {name: number(stat_value(value))
-                      for name, value in (entry.get("metrics") or {}).items()}
-            found[(str(entry.get("method")), str(entry.get("model")), str(entry["task"]),
-                   str(entry.get(BREAKDOWNS[0].name)))] = {"n": entry.get("n", 0), **values}
+    for entry in breakdown_entries(metrics, name):
+        if entry.get("task") not in tasks:
+            continue
+        values = {metric: number(stat_value(value))
+                  for metric, value in (entry.get("metrics") or {}).items()}
+        found[(str(entry.get("method")), str(entry.get("model")), str(entry["task"]),
+               str(entry.get(name)))] = {"n": entry.get("n", 0), **values}
     return found
 
 

@@ -415,8 +415,9 @@ def _pick_count(portions: list[Portion], wanted: list[str], unit: str | None = N
     return next((p for p in portions if _first_word(p.text) not in CONTAINER_MEASURES), None)
 
 
-# A piece's size words other than medium, in an SR28 measure.
-OTHER_SIZE = re.compile(r"\b(?:small|large|extra large|jumbo|mini|thin|thick|very thin)\b")
+# A piece's size words other than medium, in an SR28 measure ("very thin" is thin).
+OTHER_SIZE = re.compile(r"\b(?:" + "|".join(
+    word for word in (*SIZE_WORDS, "mini", "thin", "thick") if word != "medium") + r")\b")
 # SR28 measures that hold many pieces of a food.
 CONTAINER_MEASURES = {"package", "pack", "pkg", "can", "jar", "box", "bottle", "container",
                       "block", "bag", "carton", "tub", "loaf", "envelope", "packet"}

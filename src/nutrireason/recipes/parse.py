@@ -537,7 +537,7 @@ QUALIFIER_PATTERNS = {
 # A leanness said in words: USDA's "lean" ground beef is at most 10 % fat, "extra lean" at
 # most 5 % (9 CFR 317.362); the entries at those limits
 LEAN_WORD = re.compile(r"(?i)\b(?:extra[- ])?lean\b(?!\s+(?:and|&)\s+fat)")
-WORDED_LEAN = {"lean": 90, "extra": 95}  # by the phrase's first word
+WORDED_LEAN = {"lean": 90, "extra": 95}  # "lean", "extra lean"
 # Meat still on its bone (weights are as purchased), unless the line says it is off.
 BONE_IN = re.compile(r"(?i)\bbone[- ]?in\b|\bwhole\b[^,]*\b(chicken|hen|turkey|duck|fish|"
                      r"roaster|fryer)\b|\b(drumsticks?|wings?|wingettes?|drumettes?|spare ?ribs|"
@@ -646,7 +646,8 @@ def line_states(text: str) -> list[str]:
     if lean:  # "90/10", "93% lean", "85%/15%", "90 percent lean"
         found.add(f"lean:{lean.group(1)}")
     elif worded := LEAN_WORD.search(first_alternative(text)):  # "lean beef mince"
-        found.add(f"lean:{WORDED_LEAN[worded.group(0).lower()[:5]]}")
+        phrase = worded.group(0).lower()
+        found.add(f"lean:{WORDED_LEAN['extra' if phrase.startswith('extra') else 'lean']}")
     for name, pattern in QUALIFIER_PATTERNS.items():
         if pattern.search(qualifier_text(lowered)):
             found.add(f"qual:{name}")

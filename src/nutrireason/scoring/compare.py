@@ -52,10 +52,11 @@ def by_keys() -> tuple[str, ...]:
 
 
 def check_by(by: Sequence[str]) -> None:
-    unknown = [key for key in by if key not in by_keys()]
+    known = by_keys()
+    unknown = [key for key in by if key not in known]
     if unknown:
         raise DataError(None, f"cannot group by {unknown[0]!r}", field="--by", value=unknown[0],
-                        expected=f"a comma-separated list of {', '.join(by_keys())}")
+                        expected=f"a comma-separated list of {', '.join(known)}")
 
 
 @dataclass(frozen=True)
