@@ -9,9 +9,14 @@ reader would try next; the matcher's own checks (score floor, identity guard) st
 1. the first example a line gives ("e.g. sole", "such as margarine");
 2. a parenthesised gloss that names a food (not a measure, a state or a note: "(feta;
    optional)" is feta, "(optional)" and "(about 2 lb)" are nothing);
-3. the name without a form noun at its end ("pumpkin flesh", "elk steaks", "white pepper
+3. a powdered food as the ground spice or the dry product ("powdered ginger" is ground
+   ginger, "powdered milk" milk powder);
+4. the name without a form noun at its end ("pumpkin flesh", "elk steaks", "white pepper
    powder", "beet roots") or a descriptor at its start ("baking sugar", "solid fat");
-4. the name with accents folded ("crème fraîche").
+5. a fruit spread of a flavour the reviewed map does not list under its generic name
+   ("apple jelly", "lime marmalade", "fig jam": SR28 has one entry for jellies, one for jams
+   and preserves, and only orange marmalade);
+6. the name with accents folded ("crème fraîche").
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ FORM_NOUNS = frozenset({"flesh", "crumbles", "crumbled", "puffs", "steaks", "chu
                         "cubes", "slices", "wedges", "segments", "florets", "meat", "pulp",
                         "flakes", "granules", "strips", "tips", "nuggets", "shavings", "curls",
                         "shards"})
+# Words before a food that say it is milled to a powder.
+POWDERED = frozenset({"powdered", "powder"})
 # Words before a food that say how it is used or sold, not what it is.
 DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-bought",
                          "storebought", "premium", "quality", "good", "best", "local", "farm",
@@ -35,6 +42,10 @@ DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-boug
 NOTE_WORDS = re.compile(r"(?i)\b(optional|note|see|divided|to taste|as needed|about|approx|"
                         r"or more|or less|each|total|plus|more|for|if|such|used|any|your|"
                         r"preferably|ideally|recommended|homemade|store)\b")
+# Spreads whose first words name a flavour, not another food ("apple jelly" is no apple): the
+# generic name each is listed under.
+FLAVOURED_SPREADS = {"jelly": "fruit jelly", "jellies": "fruit jelly", "jam": "fruit jam",
+                     "jams": "fruit jam", "preserves": "preserves", "marmalade": "marmalade"}
 EXAMPLE = re.compile(r"(?i)\b(?:e\.\s?g\.?|eg\.|such as|for example|like)\s*:?\s*([^,;()]+)")
 GLOSS = re.compile(r"\(([^()]*)\)")
 
@@ -59,16 +70,31 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     if slash:  # "5 corn/wheat tortillas": the first of the two, with its noun
         found.append(_clean(f"{slash.group(1)} {slash.group(2).split(',')[0]}"))
     words = (name or "").split()
+    if powder_form(name) != name:
+        # "powdered ginger", "powdered milk": the ground spice, the dry milk
+        rest = " ".join(words[1:])
+        found += [powder_form(name), f"ground {rest}", rest]
     if len(words) > 1 and words[-1] in FORM_NOUNS:
         words = words[:-1]
         found.append(" ".join(words))
     if len(words) > 1 and words[0] in DESCRIPTORS:
         found.append(" ".join(words[1:]))
+    if len(words) > 1 and words[-1] in FLAVOURED_SPREADS:
+        found.append(FLAVOURED_SPREADS[words[-1]])
     folded = fold_accents(name or "")
     if folded != (name or ""):
         found.append(folded)
     seen = {name}
     return [n for n in found if n and not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
+
+
+def powder_form(name: str | None) -> str | None:
+    """A powdered food named as its powder ("powdered milk" -> "milk powder"); other names
+    as they are."""
+    words = (name or "").split()
+    if len(words) > 1 and words[0] in POWDERED:
+        return f"{' '.join(words[1:])} powder"
+    return name
 
 
 def examples(line: str) -> list[str]:

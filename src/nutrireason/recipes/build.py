@@ -24,6 +24,7 @@ from nutrireason.recipes.backoff import (
     backoff_names,
     bare_name,
     collective_example,
+    powder_form,
     with_forms,
 )
 from nutrireason.recipes.coverage import (
@@ -34,16 +35,18 @@ from nutrireason.recipes.coverage import (
 from nutrireason.recipes.foods import recipe_foods
 from nutrireason.recipes.grams import (
     CHANGED_STATE,
+    COUNTED_PIECE,
     CUT_PORTIONS,
     NO_FALLBACK_UNITS,
     Weighed,
     Weigher,
     portion_words,
     small_kind_foods,
+    whole_item,
 )
 from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Match, Matcher, name_words
+from nutrireason.recipes.match import Match, Matcher, name_words, stem
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import (
     BONELESS,
@@ -120,6 +123,11 @@ FRYING = re.compile(r"(?i)\bdeep[- ]?fr|\bfr(?:y|ies|ied|ying)\b")
 # butter", "1 cup reserved broth" after "4 cups broth"): its lines use the earlier line's food.
 MADE_IN_THE_KITCHEN = re.compile(r"(?i)\b(?:browned|brown(?:ed)?[- ]butter|clarified|reserved|"
                                  r"rendered)\b")
+
+
+LEGUMES = "1600"
+# How SR28 ends a canned legume's description ("Beans, black turtle, mature seeds, canned").
+CANNED_PACK = re.compile(r", canned(?:, solids and liquids?|, plain)?$")
 
 
 def counted_earlier(items: list[ResolvedIngredient]) -> None:
@@ -431,6 +439,9 @@ class Resolver:
                 return other
         names = [with_forms(name, parsed.food or "")
                  for name in backoff_names(parsed.food, parsed.line, parsed.unit)]
+        plain = unqualified_name(parsed)
+        if plain and plain not in names:
+            names.append(plain)  # "part skim ricotta": ricotta, its state chooses part skim
         for name in names:
             if not self._same_kind(parsed.food, name):
                 continue  # "fat (cold gravy or butter)": the fat is butter, not gravy
@@ -473,9 +484,10 @@ class Resolver:
 
     def _same_kind(self, food: str | None, name: str) -> bool:
         """A back-off name keeps the kind of food the line's own name says, where the words
-        say one (``unresolved_energy.groups``: a fat, a cheese, a fish)."""
+        say one (``unresolved_energy.groups``: a fat, a cheese, a fish); a powdered food is
+        of its powder's kind ("powdered garlic" is a spice)."""
         assert self.unresolved_energy is not None
-        kind = self.unresolved_energy.group(food or "")
+        kind = self.unresolved_energy.group(powder_form(food) or "")
         other = self.unresolved_energy.group(name)
         return kind is None or other is None or kind == other
 
@@ -494,7 +506,8 @@ class Resolver:
         grams = self.piece_grams.get(match.name or "")
         unit = (parsed.unit or "").rstrip("s")
         own_noun = not unit or unit in {"piece", "whole"} or \
-            any(word.rstrip("s").startswith(unit) for word in (match.name or "").split())
+            any(word.rstrip("s").startswith(unit) or stem(word) == stem(unit)
+                for word in (match.name or "").split())  # "patties" are patties
         if grams is None or parsed.unit_kind != "count" or parsed.quantity is None or \
                 not own_noun:
             return None
@@ -578,13 +591,19 @@ class Resolver:
         count the entry has no piece for, by the relative's piece ("20 frozen cherries" by
         raw cherries' 8 g cherry; "20 large shrimp" by its relative's large ones)."""
         if parsed.unit_kind == "count" and weighed.grams is None and weighed.method is None:
+            whole = whole_item(parsed)
+            if whole:  # "1 beef tenderloin roast": a relative's roast, never a smaller piece
+                return self._relative_weight(parsed, ndb_no, lambda method: bool(re.search(
+                    rf"\b{whole}\b", method.split("=")[0]))) or weighed
             piece = (parsed.unit or "").rstrip("s")
             # a part ("2 artichoke hearts") or a container is never a relative's whole
             # medium piece
             medium = None if piece in NO_FALLBACK_UNITS else "medium"
             words = [w for w in (piece, medium, *parsed.size) if w]
-            return self._relative_weight(parsed, ndb_no, lambda method: bool(piece) and any(
-                re.search(rf"\b{re.escape(w)}(?:e?s)?\b", method) for w in words)) or weighed
+            # a line that counts nuts ("12 cashews") by a relative's ounce of counted kernels
+            return self._relative_weight(parsed, ndb_no, lambda method: (bool(piece) and any(
+                re.search(rf"\b{re.escape(w)}(?:e?s)?\b", method) for w in words)) or
+                (not piece and COUNTED_PIECE in method)) or weighed
         if parsed.unit_kind != "volume" or (weighed.method or "").startswith("sr28_weight"):
             return weighed
         return self._relative_weight(parsed, ndb_no, lambda method: method.startswith(
@@ -668,7 +687,12 @@ class Resolver:
         can_size = {"paren_measure", "pack_size"} & set(parsed.rules) or \
             re.search(r"(?i)\bcans?\b|\btins?\b", parsed.line) or standard_can(item.grams)
         canned = "canned" in parsed.states or "canned" in (item.sr28_description or "").lower()
-        by_mass = parsed.unit_kind == "mass" or \
+        # a can weighed whole: by mass, by a standard can, or by SR28's can of the food in its
+        # liquid ("2 tins of mixed beans, drained": a relative's 436 g can, solids and liquids)
+        whole_can = (item.grams_method or "").startswith("sr28_weight:1 can=") and \
+            "drained" not in (item.grams_method or "") and \
+            "drained" not in (item.sr28_description or "")
+        by_mass = parsed.unit_kind == "mass" or whole_can or \
             (item.grams_method or "").startswith(f"{STANDARD_WEIGHT_METHOD}:1 can")
         if not ("drained" in parsed.states and canned and by_mass
                 and can_size and item.grams is not None):
@@ -678,6 +702,22 @@ class Resolver:
         item.grams = round(item.grams * share.factor, 3)
         item.grams_method = f"{item.grams_method}; drained solids x{share.factor:g} of the " \
                             "can's net weight"
+        self._drained_legume(item)
+
+    def _drained_legume(self, item: ResolvedIngredient) -> None:
+        """Drained canned beans whose entry is the can's solids and liquids (SR28 has no
+        drained black beans): the drained solids are cooked beans, read as SR28's same beans
+        boiled with salt (SR28's drained red kidney beans, 124 kcal per 100 g, against 127
+        boiled with salt and 81 for solids and liquids)."""
+        description = item.sr28_description or ""
+        if self.states.group.get(item.ndb_no or "") != LEGUMES or "drained" in description:
+            return
+        boiled = CANNED_PACK.sub(", cooked, boiled, with salt", description)
+        found = self.states.by_description.get(boiled)
+        if boiled == description or found is None:
+            return
+        item.ndb_no, item.sr28_description = found, boiled
+        item.rules = [*item.rules, "drained_beans_as_cooked"]
 
     def _rendered(self, item: ResolvedIngredient) -> None:
         """A food whose fat renders out (bacon) bought raw is eaten as its cooked entry:
@@ -754,12 +794,14 @@ class Resolver:
         """A bone-in meat weighed by mass loses its bone (SR28 refuse for the entry); a line
         matched to SR28's whole bird is bone-in unless it says boneless. So does a count of
         bone-in pieces weighed by SR28's piece as sampled ("24 chicken wings": 1 piece = 107 g
-        with its 38 % bone), unless the portion says its bone is off."""
+        with its 38 % bone) or by a standard weight as bought ("1 rack pork spareribs"),
+        unless the portion says its bone is off."""
         states = parsed.states
         if WHOLE_BIRD.match(item.sr28_description or "") and not BONELESS.search(parsed.line):
             states = [*states, "bone_in"]  # "10 pounds turkey" matched to the whole bird
+        # a standard weight of a bone-in cut is as bought too ("1 rack pork spareribs")
         as_sampled = parsed.unit_kind == "count" and \
-            (item.grams_method or "").startswith("sr28_weight") and \
+            (item.grams_method or "").startswith(("sr28_weight", STANDARD_WEIGHT_METHOD)) and \
             not PORTION_OFF_THE_BONE.search(item.grams_method or "")
         edible = self.states.edible_share(item.ndb_no, states) \
             if parsed.unit_kind == "mass" or as_sampled else None
@@ -1035,9 +1077,18 @@ def proxy_names(parsed: ParsedLine) -> list[str]:
         unit not in food.split() else []
     # a qualifier the line's states carry ("reduced fat crème fraîche": qual:reduced_fat) is
     # asked of the proxy's entry, not part of the proxy's name
-    plain = without_qualifiers(food) if any(s.startswith("qual:") for s in parsed.states) \
-        else food
-    return list(dict.fromkeys([*qualified, *counted, food, plain]))
+    return list(dict.fromkeys([*qualified, *counted, food, unqualified_name(parsed) or food]))
+
+
+def unqualified_name(parsed: ParsedLine) -> str | None:
+    """The line's name without the qualifier words its states carry ("skim ricotta" with
+    qual:reduced_fat is ricotta): the state, not the name, then asks for the qualified entry;
+    None when the line carries no qualifier or the name has no such word."""
+    food = parsed.food or ""
+    if not any(state.startswith("qual:") for state in parsed.states):
+        return None
+    plain = without_qualifiers(food)
+    return plain if plain != food else None
 
 
 # A line that counts cans or tins ("1 tin tomatoes", "2 small cans coconut milk"), whatever

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from nutrireason.recipes.backoff import EXAMPLE
-from nutrireason.recipes.parse import MASS_UNITS, VOLUME_UNITS, ParsedLine
+from nutrireason.recipes.parse import CUTS, MASS_UNITS, VOLUME_UNITS, ParsedLine
 from nutrireason.recipes.units import SLICER_TO_PINT, convert
 
 # SR28 Msre_Desc first words -> pint unit names
@@ -109,6 +109,8 @@ class Weigher:
                                                      "grams"]].itertuples(index=False):
             if amount and amount > 0:
                 self.by_food.setdefault(ndb, []).append(sr28_portion(amount, measure, grams))
+        for portions in self.by_food.values():  # "1 oz (18 kernels)": one kernel too
+            portions += [piece for portion in list(portions) for piece in counted_in_mass(portion)]
         for portions in self.by_food.values():  # a serving given as a volume comes last
             portions.sort(key=lambda p: p.measure.endswith(")") and "(serving" in p.measure)
         for ndb, units in (unit_weights or {}).items():  # after SR28's own portions
@@ -174,7 +176,7 @@ class Weigher:
             # "3 ice cubes", "1 bunch cilantro": no portion of that unit; another portion (a
             # glass of water, a sprig) would be another amount
             return Weighed(None, None, f"SR28 has no per-{parsed.unit} portion for this food")
-        whole = _whole_item(parsed)
+        whole = whole_item(parsed)
         if whole and not _names(countable, whole):
             # "1 city-style ham", "1 large tin of corned beef": not a slice of it
             return Weighed(None, None, f"SR28 has no per-{whole} portion for this food")
@@ -201,14 +203,17 @@ class Weigher:
         return Weighed(parsed.quantity / portion.amount * portion.grams, portion.describe())
 
 
-def _whole_item(parsed: ParsedLine) -> str | None:
+def whole_item(parsed: ParsedLine) -> str | None:
     """The whole item a line without a unit counts: a joint its food ends with ("ham",
-    "roast", "hock"), or a can or tin it names."""
-    if parsed.unit is not None:
+    "roast", "hock"), or a can or tin it names; a cut read as the unit counts the joint too
+    ("1 beef tenderloin roast" is a roast, not a tenderloin steak)."""
+    if parsed.unit is not None and parsed.unit.rstrip("s") not in CUTS:
         return None
     head = (parsed.food or "").split()[-1:]
     if head and head[0] in WHOLE_ITEM_NOUNS:
         return head[0].rstrip("s")
+    if parsed.unit is not None:
+        return None
     found = re.search(r"(?i)(?:\d|\ba|\bone|\blarge|\bsmall)\s+(?:\([^)]*\)\s*)?(cans?|tins?)\b",
                       parsed.line)
     return found.group(1).lower().rstrip("s") if found else None
@@ -306,6 +311,30 @@ def sr28_portion(amount: float, measure: str, grams: float) -> Portion:
         return Portion(float(amount) * size, f"{unit.rstrip('s')} ({measure})", float(grams),
                        measure_unit(unit))
     return Portion(float(amount), str(measure), float(grams), measure_unit(measure))
+
+
+# An SR28 mass portion that counts its pieces: "oz (18 kernels)", "oz (10-12 kernels)",
+# "oz shelled (32 nuts)", "oz (19 halves)".
+COUNTED_MASS = re.compile(r"(?i)^oz\b[^(]*\((\d+)(?:-\d+)?\s+(?:whole\s+)?(kernels|halves|nuts|"
+                          r"almonds|seeds)\)")
+COUNTED_PIECE = "counted in the ounce"  # the measure text of a piece derived from one
+
+
+def counted_in_mass(portion: Portion) -> list[Portion]:
+    """One piece of a mass portion that counts them ("1 oz (18 kernels)": a kernel weighs
+    28.35 / 18 g), for lines that count nuts ("12 cashews", "24 pecan halves"); the first
+    number of a range ("10-12 kernels"). Halves give a whole nut (two halves) first: "3
+    walnuts" are three nuts, "24 pecan halves" the halves."""
+    found = COUNTED_MASS.search(portion.measure)
+    if found is None or portion.unit != "ounce":
+        return []
+    count, noun = int(found.group(1)), found.group(2).lower()
+    piece = Portion(portion.amount * count, f"{noun} ({COUNTED_PIECE}: {portion.measure})",
+                    portion.grams, None)
+    if noun != "halves":
+        return [piece]
+    return [Portion(portion.amount * count / 2, f"nut (two halves {COUNTED_PIECE}: "
+                                                f"{portion.measure})", portion.grams, None), piece]
 
 
 def measure_unit(measure: str) -> str | None:

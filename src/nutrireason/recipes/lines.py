@@ -211,7 +211,8 @@ class LineText:
 
 def strip_noise(text: str) -> str:
     """HTML tags and entities ("&#189;" is ½), wiki quote markup, temperatures, note
-    references, emoji and odd symbols removed; unicode fractions spelled out ("1½" ->
+    references, the "center-cut" label, emoji and odd symbols removed; a slab of ribs read as
+    a rack, baby back ribs as pork backribs; unicode fractions spelled out ("1½" ->
     "1 1/2"); whitespace collapsed."""
     text = html.unescape(re.sub(r"<[^>]+>", " ", text)).replace("u0026", "&")
     for glyph, spelled in FRACTIONS.items():
@@ -222,6 +223,13 @@ def strip_noise(text: str) -> str:
     text = re.sub(r"\[[^\]]*\]", " ", text)
     text = re.sub(r"'{2,}", " ", text)  # wiki bold and italics quotes around words
     text = re.sub(r"(?i)\b(?:pre|par)-?(cooked)\b", r"\1", text)  # "pre-cooked rice"
+    # "center-cut" is a retail label for the middle of a cut ("center cut beef tenderloin
+    # roast", "center-cut bacon"), not a word of the food's name
+    text = re.sub(r"(?i)\b(?:center|centre)[- ]cut\b", " ", text)
+    # a slab of ribs is a rack; baby back ribs are SR28's pork backribs (the slicer reads
+    # "baby-back ribs" as "baby" counted in ribs)
+    text = re.sub(r"(?i)\bslabs\b", "racks", re.sub(r"(?i)\bslab\b", "rack", text))
+    text = re.sub(r"(?i)\bbaby[- ]back(?:\s+pork)?(?:\s+loin)?\s+ribs\b", "pork backribs", text)
     text = re.sub(r"[^\w\s/\-.,()%'&;:+]", " ", text)
     return " ".join(text.split())
 

@@ -484,7 +484,9 @@ class Matcher:
         if wanted[-1] not in heads and (wanted[-1] not in PRODUCT_HEADS or
                                         any(wanted[-1] in option for option in kinds)):
             return False  # "custard" is no custard-apple: there it names the apple's kind
-        return not kinds or any(all(w in wanted for w in option) for option in kinds)
+        # a national word names a dressing's kind ("french dressing"), loose as it is elsewhere
+        named = set(wanted) | (set(tokens(query)) & NATIONAL_WORDS)
+        return not kinds or any(all(w in named for w in option) for option in kinds)
 
     def _fuzzy(self, query: str, concentrate: bool = False) -> Match | None:
         """Rank descriptions sharing a word with the query (or, failing that, rapidfuzz's

@@ -456,7 +456,10 @@ def _raw_food(sliced: dict, food: str | None, rules: list[str]) -> str | None:
 # Unit words the slicer drops from a food name that make another food ("cinnamon rolls" are
 # not cinnamon, "short ribs" not "short"); cut words (breast, fillet) name a part of the same
 # food and are read as states instead.
-PRODUCT_NOUNS = ("roll", "bun", "bagel", "muffin", "biscuit", "cookie", "cracker", "rib")
+# Nouns of a fruit spread too: the slicer reads "jelly" as a preparation ("¾ cup apple jelly"
+# -> "apple"), which leaves the fruit.
+PRODUCT_NOUNS = ("roll", "bun", "bagel", "muffin", "biscuit", "cookie", "cracker", "rib",
+                 "jelly", "jellie", "jam", "marmalade", "preserve")
 # Units the slicer reads that are the product itself: the food it names is their kind.
 PRODUCT_UNITS = {"tortilla": "tortillas"}
 

@@ -120,11 +120,18 @@ class StateChoice:
 
 
 MEAT_GROUPS = {"0500", "1000", "1300", "1500", "1700"}
-# SR28's ground meats ("Beef, ground, 90% lean meat / 10% fat, raw", "Pork, fresh, ground"),
-# and a line that grinds ("ground", "minced", "mince", burgers, meatballs)
+# SR28's ground meats ("Beef, ground, 90% lean meat / 10% fat, raw", "Pork, fresh, ground")
 GROUND_ENTRY = re.compile(r"(?i)^\w+(?:, fresh)?, ground\b")
-GROUND_LINE = re.compile(r"(?i)\b(?:ground|grind|minced?|hamburgers?|burgers?|patt(?:y|ies)|"
-                         r"meat ?balls?|meat ?loaf|keema|kofta)\b")
+# The grinding said of the food itself: before its name in the first clause ("1 lb ground
+# veal"), or as the clause right after it ("veal, finely minced"); not a ground spice later.
+GRINDS_FIRST_CLAUSE = re.compile(r"(?i)^[^,(]*\b(?:ground|minced?)\b(?!\s+(?:\w+\s+)?(?:pepper|"
+                                 r"spices?|cumin|coriander|cinnamon|ginger|garlic|onions?)\b)")
+GRINDS_AFTER = re.compile(r"(?i),\s*(?:\w+ly\s+)?(?:ground|minced)\b|"
+                          r"\(\s*(?:\w+ly\s+)?(?:ground|minced)\s*\)")
+# Dishes made of ground meat: the meat is ground whatever the line says of it.
+GROUND_DISH = re.compile(r"(?i)\b(?:hamburgers?|burgers?|patt(?:y|ies)|meat ?balls?|"
+                         r"meat ?loaf|keema|kofta)\b")
+USUAL_GROUND = "80% lean"  # ground beef as sold by default (the reviewed map's ground beef)
 LEAN_ONLY_SHARE = 90  # a ground entry this lean or leaner stands for lean meat
 GRADED = re.compile(r"\b(?:choice|select|prime)\b")  # one grade, not "all grades"
 POULTRY = "0500"
@@ -198,7 +205,7 @@ class StateResolver:
             # may already have used the word "dried")
             states = [s for s in states if s != "drained"]
         current, problem, unknown = self._qualified(
-            self._lean(self._whole_cut(ndb_no, line), states), states, line)
+            self._lean(self._ground_cut(self._whole_cut(ndb_no, line), line), states), states, line)
         if problem:
             return StateChoice(current, self.description[current], None, problem=problem)
         choice = self._meat_only(self._in_state(current, states, line), line)
@@ -333,7 +340,7 @@ class StateResolver:
         trimmed of fat for lean and fat, the most for lean only."""
         description = self.description.get(ndb_no, "")
         if not line or self.group.get(ndb_no) not in MEAT_GROUPS or \
-                not GROUND_ENTRY.search(description) or GROUND_LINE.search(line):
+                not GROUND_ENTRY.search(description) or grinds_the_food(line):
             return ndb_no
         share = re.search(r"(\d+)% lean", description)
         lean_only = share is not None and int(share.group(1)) >= LEAN_ONLY_SHARE
@@ -342,6 +349,21 @@ class StateResolver:
                  for other, text in self.by_head.get(_head(description), [])
                  if "composite of trimmed retail cuts" in text and wanted in text and
                  self.is_raw(text)]
+        return min(found)[-1] if found else ndb_no
+
+    def _ground_cut(self, ndb_no: str, line: str) -> str:
+        """Meat of no named cut that the line grinds or minces ("1 lb ground veal", "¾ lb
+        veal, finely minced", "minced lamb") is SR28's ground meat of the same kind, not the
+        composite of retail cuts its name found: the usual 80 % lean for beef (a stated
+        leanness then chooses another)."""
+        description = self.description.get(ndb_no, "")
+        if not line or self.group.get(ndb_no) not in MEAT_GROUPS or \
+                "composite of trimmed retail cuts" not in description or \
+                not grinds_the_food(line):
+            return ndb_no
+        found = [(USUAL_GROUND not in text, len(text), other)
+                 for other, text in self.by_head.get(_head(description), [])
+                 if GROUND_ENTRY.search(text) and self.is_raw(text)]
         return min(found)[-1] if found else ndb_no
 
     def _lean(self, ndb_no: str, states: list[str]) -> str:
@@ -546,6 +568,15 @@ CATEGORY_HEADS = {"soup", "sauce", "beverages", "cereals", "snacks", "spices", "
                   "sweeteners", "oil", "leavening agents", "alcoholic beverage", "pie fillings",
                   "puddings", "toppings", "desserts", "cheese", "fish", "mollusks",
                   "crustaceans", "game meat"}
+
+
+def grinds_the_food(line: str) -> bool:
+    """The line grinds or minces its food itself ("ground", "minced", "mince" before its name
+    or right after a comma or in parentheses: see GRINDS_FIRST_CLAUSE), or makes a dish of
+    ground meat (burgers, meatballs); "1 lb beef with ground pepper" does not."""
+    text = re.sub(r"\([^)]*\)", " ", own_text(line))  # "1½ lb (680 g) ground beef"
+    return bool(GRINDS_FIRST_CLAUSE.search(text) or GRINDS_AFTER.search(line) or
+                GROUND_DISH.search(text))
 
 
 def _trim_rank(description: str, lean_only: bool) -> int:
