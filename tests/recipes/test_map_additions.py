@@ -18,8 +18,10 @@ def test_every_reviewed_food_exists_with_its_description(sr28):
 
 
 @pytest.mark.parametrize(("line", "description", "why"), [
-    ("1 tin (400 g) butter beans, drained", "Lima beans, large, mature seeds, canned",
-     "butter beans are large limas, usually canned; not butter"),
+    ("1 tin (400 g) butter beans, drained",
+     "Lima beans, large, mature seeds, cooked, boiled, with salt",
+     "butter beans are large limas, usually canned; not butter (drained, with no drained "
+     "entry in SR28: the cooked beans)"),
     ("3 oz prosciutto, thinly sliced",
      "Pork, cured, ham, center slice, country-style, separable lean only, raw",
      "a dry-cured raw ham; country ham is SR28's dry-cured ham"),

@@ -49,8 +49,10 @@ def test_citrus_used_for_juice_or_zest(main, parentheticals, expected, why):
      "'orange, peel' across a comma is no orange peel: SR28 09200 '1 fruit' 131 g"),
     ("1 pound cake flour", "Wheat flour, white, cake, enriched", 453.592,
      "a pound of cake flour: 'pound' is the unit when cake flour follows"),
-    ("15 oz black beans (canned, drained)", "Beans, black turtle, mature seeds, canned", 242.389,
-     "15 oz is a can's net weight; drained solids are 0.57 of it (cooking_yields.yaml)"),
+    ("15 oz black beans (canned, drained)",
+     "Beans, black turtle, mature seeds, cooked, boiled, with salt", 242.389,
+     "15 oz is a can's net weight; drained solids are 0.57 of it (cooking_yields.yaml), "
+     "read as the cooked beans (SR28 has no drained black beans)"),
     ("1/2 cup plain Greek yogurt", "Yogurt, Greek, plain, whole milk", 113.52,
      "strained yogurt by its tub labels' 3/4 cup = 170 g (4.73 g a tsp), not 196 g a cup"),
     ("250 g chickpeas (canned, drained)", "Chickpeas (garbanzo beans, bengal gram), mature "

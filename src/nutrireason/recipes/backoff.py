@@ -97,6 +97,16 @@ def powder_form(name: str | None) -> str | None:
     return name
 
 
+def kind_name(name: str | None) -> str | None:
+    """The name whose words say what kind of food ``name`` is: a powdered food's powder
+    ("powdered garlic" is a spice), a flavoured spread's generic name ("mint jelly" is a
+    jelly, not an herb)."""
+    words = (name or "").split()
+    if len(words) > 1 and words[-1] in FLAVOURED_SPREADS:
+        return FLAVOURED_SPREADS[words[-1]]
+    return powder_form(name)
+
+
 def examples(line: str) -> list[str]:
     """The first food of each example list the line gives ("such as spinach or kale" is
     spinach; "such as peas and carrots" is SR28's peas and carrots)."""

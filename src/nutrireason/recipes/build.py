@@ -24,7 +24,7 @@ from nutrireason.recipes.backoff import (
     backoff_names,
     bare_name,
     collective_example,
-    powder_form,
+    kind_name,
     with_forms,
 )
 from nutrireason.recipes.coverage import (
@@ -485,9 +485,10 @@ class Resolver:
     def _same_kind(self, food: str | None, name: str) -> bool:
         """A back-off name keeps the kind of food the line's own name says, where the words
         say one (``unresolved_energy.groups``: a fat, a cheese, a fish); a powdered food is
-        of its powder's kind ("powdered garlic" is a spice)."""
+        of its powder's kind ("powdered garlic" is a spice), a spread of its own ("mint
+        jelly" is a jelly)."""
         assert self.unresolved_energy is not None
-        kind = self.unresolved_energy.group(powder_form(food) or "")
+        kind = self.unresolved_energy.group(kind_name(food) or "")
         other = self.unresolved_energy.group(name)
         return kind is None or other is None or kind == other
 
