@@ -447,3 +447,4 @@ def test_a_slice_sr28_does_not_weigh_is_its_kind_slice(resolver, line, ndb, gram
 def test_a_slice_of_bread_keeps_its_own_weight(resolver):
     item = resolver.ingredient("2 slices white bread")
     assert item.grams_method.startswith("sr28_weight"), "bread's own slice row, not 28 g"
+
