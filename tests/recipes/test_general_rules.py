@@ -384,12 +384,19 @@ def test_center_cut_is_a_label(resolver, labelled, plain):
      "all types, mature seeds, cooked, boiled, without salt'"),
     ("1 pinch asafoetida", "asafoetida", "02015", "no asafoetida: a ground seasoning, 02015 "
      "'Spices, curry powder'"),
+    ("1 cup mango chutney", "mango chutney", "19297", "no chutney in SR28: fruit cooked with "
+     "sugar, 19297 'Jams and preserves'"),
 ])
 def test_a_cited_proxy(resolver, line, proxy, ndb, why):
     item = resolver.ingredient(line)
     assert item.ndb_no == ndb, why
     assert f"proxy:{proxy}" in item.rules, item.rules
     assert (item.match_method or "").startswith("proxy"), item.match_method
+
+
+def test_a_herb_chutney_is_no_fruit_spread(resolver):
+    # coriander chutney is ground fresh herbs, not sweet: it is not read as jam
+    assert resolver.ingredient("3 tbsp coriander chutney").ndb_no != "19297"
 
 
 def test_a_proxy_pepper_is_weighed_as_the_pepper(resolver):

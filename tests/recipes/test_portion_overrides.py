@@ -14,12 +14,12 @@ from nutrireason.recipes.rules import load_ingredient_map
 
 
 @pytest.mark.parametrize(("line", "grams", "why"), [
-    ("4 boneless skinless chicken breasts", 4 * 170.0, "a counted breast is the corpus's "
-     "authors' 6 oz breast, not SR28's 272 g retail piece"),
-    ("2 chicken breasts, cut into strips", 2 * 170.0, "the plain name reaches the same entry"),
-    ("1 boneless chicken breast", 170.0, "'boneless chicken' names the same entry"),
-    ("2 grilled chicken breasts", 2 * 122.0, "a grilled breast is SR28's grilled entry, its "
-     "196 g cooked piece scaled as the raw one (170/272)"),
+    ("4 boneless skinless chicken breasts", 4 * 272.0, "a counted breast is SR28's piece (272 g), "
+     "as the reading protocol weighs a count; no override replaces it"),
+    ("2 chicken breasts, cut into strips", 2 * 272.0, "the plain name reaches the same entry"),
+    ("1 boneless chicken breast", 272.0, "'boneless chicken' names the same entry"),
+    ("2 grilled chicken breasts", 2 * 196.0, "a grilled breast is SR28's grilled entry's 196 g "
+     "cooked piece"),
     ("2 chicken breasts (400 g)", 400.0, "a stated mass still wins over any piece"),
     ("1 lb chicken breasts", 453.6, "a mass is no count"),
 ])
