@@ -455,3 +455,34 @@ def test_a_slice_of_bread_keeps_its_own_weight(resolver):
     item = resolver.ingredient("2 slices white bread")
     assert item.grams_method.startswith("sr28_weight"), "bread's own slice row, not 28 g"
 
+
+
+# ------------------------------------------------------------------ the pack, the skin, a bun
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("½ pound (225 g) green olives packed in brine, pitted", "09195", "the brine is the pack: "
+     "09195 'Olives, pickled, canned or bottled, green'"),
+    ("4 wild salmon fillets with skin (680 g)", "15076", "the skin stays on: 15076 'Fish, "
+     "salmon, Atlantic, wild, raw'"),
+    ("1 Kaiser bun, sliced in half", "18353", "a bun is a roll: 18353 'Rolls, hard (includes "
+     "kaiser)'"),
+    ("½ cup pea pods", "11300", "pea pods are SR28's 11300 'Peas, edible-podded, raw'"),
+    ("¾ cup mango juice", "09436", "no mango juice: SR28's 09436 'Mango nectar, canned' "
+     "(a cited proxy)"),
+])
+def test_the_pack_the_skin_and_a_bun_leave_the_food(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+def test_a_pack_the_line_names_still_chooses_the_entry(resolver):
+    # "in water" leaves the name but still chooses SR28's water-packed tuna
+    item = resolver.ingredient("1 can tuna in water, drained")
+    assert "water" in (item.sr28_description or ""), item.sr28_description
+
+
+def test_granulated_is_a_descriptor_before_a_proxy(resolver):
+    # "granulated coconut palm sugar": the proxy of coconut palm sugar, SR28's granulated sugar
+    item = resolver.ingredient("½ cup granulated coconut palm sugar")
+    assert (item.ndb_no, item.grams) == ("19335", pytest.approx(100.0))
+    assert "proxy:coconut palm sugar" in item.rules

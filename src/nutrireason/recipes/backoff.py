@@ -16,7 +16,10 @@ reader would try next; the matcher's own checks (score floor, identity guard) st
 5. a fruit spread of a flavour the reviewed map does not list under its generic name
    ("apple jelly", "lime marmalade", "fig jam": SR28 has one entry for jellies, one for jams
    and preserves, and only orange marmalade);
-6. the name with accents folded ("crème fraîche").
+6. the name without the pack it comes in or its skin ("green olives packed in brine",
+   "mackerel fillets in tomato sauce", "wild salmon fillets with skin"), a bun as a roll
+   ("kaiser bun");
+7. the name with accents folded ("crème fraîche").
 """
 
 from __future__ import annotations
@@ -37,11 +40,24 @@ DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-boug
                          "storebought", "premium", "quality", "good", "best", "local", "farm",
                          "free-range", "pastured", "natural", "pure", "solid", "table",
                          "kitchen", "everyday", "regular", "plain", "real", "fat", "full-fat",
-                         "whole-fat"})
+                         "whole-fat", "granulated"})
 # A gloss that is a note, not a food ("(optional)", "(see note)", "(divided)").
 NOTE_WORDS = re.compile(r"(?i)\b(optional|note|see|divided|to taste|as needed|about|approx|"
                         r"or more|or less|each|total|plus|more|for|if|such|used|any|your|"
                         r"preferably|ideally|recommended|homemade|store)\b")
+# What a food is packed in ("in brine", "in its own juice", "in tomato sauce"): the pack, not
+# the food's name.
+PACKED_IN = re.compile(r"(?i)\bin\s+(?:its\s+own\s+|light\s+|heavy\s+|olive\s+)?(brine|water|oil|"
+                       r"syrup|juice|tomato sauce|sauce)\b")
+# Words of a name that say the skin stays on ("salmon fillets with skin", "skin-on").
+SKIN_WORDS = frozenset({"skin", "skins", "skinon"})
+
+
+def packed_words(line: str) -> set[str]:
+    """The words of the pack a line's food comes in ("in tomato sauce": tomato, sauce)."""
+    return {word for found in PACKED_IN.finditer(line) for word in found.group(1).lower().split()}
+
+
 # Spreads whose first words name a flavour, not another food ("apple jelly" is no apple): the
 # generic name each is listed under.
 FLAVOURED_SPREADS = {"jelly": "fruit jelly", "jellies": "fruit jelly", "jam": "fruit jam",
@@ -81,6 +97,12 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
         found.append(" ".join(words[1:]))
     if len(words) > 1 and words[-1] in FLAVOURED_SPREADS:
         found.append(FLAVOURED_SPREADS[words[-1]])
+    kept = [word for word in words if word not in packed_words(line) | SKIN_WORDS]
+    if words and kept != words and kept:
+        # "green olives packed in brine", "wild salmon fillets with skin": the food alone
+        found.append(" ".join(kept))
+    if len(words) > 1 and words[-1] in ("bun", "buns"):
+        found.append(" ".join([*words[:-1], "rolls" if words[-1] == "buns" else "roll"]))
     folded = fold_accents(name or "")
     if folded != (name or ""):
         found.append(folded)
