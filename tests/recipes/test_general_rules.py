@@ -386,6 +386,21 @@ def test_center_cut_is_a_label(resolver, labelled, plain):
      "'Spices, curry powder'"),
     ("1 cup mango chutney", "mango chutney", "19297", "no chutney in SR28: fruit cooked with "
      "sugar, 19297 'Jams and preserves'"),
+    ("1 tbsp Cajun seasoning", "cajun seasoning", "02015", "a blend of ground spices: 02015 "
+     "'Spices, curry powder'"),
+    ("2 tbsp Old Bay seasoning", "* seasoning", "02015", "any seasoning the map does not list "
+     "is a spice blend: 02015"),
+    ("2 tablespoons berbere spice blend", "berbere spice", "02015", "berbere is a spice blend"),
+    ("1 tbsp seasoned salt", "seasoned salt", "02047", "mostly salt: 02047 'Salt, table'"),
+    ("½ tsp orange blossom water", "orange blossom water", "14411", "a distillate with no "
+     "energy: 14411 'Beverages, water, tap, drinking'"),
+    ("¼ cup mirin", "mirin", "14057", "a sweet rice wine: 14057 'Alcoholic beverage, wine, "
+     "dessert, sweet'"),
+    ("1 tsp black cumin", "black cumin", "02014", "nigella seed: 02014 'Spices, cumin seed'"),
+    ("1 tsp almond extract", "almond extract", "02050", "a flavour extract: 02050 'Vanilla "
+     "extract'"),
+    ("3 Tbsp nutritional yeast flakes", "nutritional yeast flakes", "18375", "dried yeast: 18375 "
+     "'Leavening agents, yeast, baker's, active dry'"),
 ])
 def test_a_cited_proxy(resolver, line, proxy, ndb, why):
     item = resolver.ingredient(line)

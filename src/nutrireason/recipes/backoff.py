@@ -16,9 +16,8 @@ reader would try next; the matcher's own checks (score floor, identity guard) st
 5. a fruit spread of a flavour the reviewed map does not list under its generic name
    ("apple jelly", "lime marmalade", "fig jam": SR28 has one entry for jellies, one for jams
    and preserves, and only orange marmalade);
-6. the name without the pack it comes in or its skin ("green olives packed in brine",
-   "mackerel fillets in tomato sauce", "wild salmon fillets with skin"), a bun as a roll
-   ("kaiser bun");
+6. the name without the pack it comes in or its skin ("green olives packed in brine", "wild
+   salmon fillets with skin"), a bun as a roll ("kaiser bun");
 7. the name with accents folded ("crème fraîche").
 """
 
@@ -97,7 +96,8 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
         found.append(" ".join(words[1:]))
     if len(words) > 1 and words[-1] in FLAVOURED_SPREADS:
         found.append(FLAVOURED_SPREADS[words[-1]])
-    kept = [word for word in words if word not in packed_words(line) | SKIN_WORDS]
+    pack = packed_words(line) | SKIN_WORDS
+    kept = [word for word in words if word not in pack]
     if words and kept != words and kept:
         # "green olives packed in brine", "wild salmon fillets with skin": the food alone
         found.append(" ".join(kept))
