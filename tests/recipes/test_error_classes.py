@@ -293,8 +293,9 @@ def _dish(resolver, extra: str):
 @pytest.mark.parametrize(("line", "grams", "why"), [
     ("5 drops zorbleberry colouring", 5 / 96 * 4.929, "drops are weighed as water's volume: "
      "ingredient-slicer has no density for them"),
-    ("1 packet zorble seasoning", 28.0, "a packet of an unknown mix is a 1 oz seasoning packet "
-     "(recipes.yaml packet_grams), not the recipe's median line"),
+    ("1 packet zorble mix", 28.0, "a packet of an unknown mix is a 1 oz seasoning packet "
+     "(recipes.yaml packet_grams), not the recipe's median line (an unknown 'seasoning' is "
+     "read through the spice blend proxy)"),
 ])
 def test_estimates_of_unresolved_lines(resolver, line, grams, why):
     recipe = _dish(resolver, line)

@@ -70,6 +70,13 @@ def test_reviewed_nulls_are_refused_with_their_reason(resolver, name, reason_wor
 
 
 def test_a_refused_line_says_no_sr28_food(resolver):
-    item = resolver.ingredient("2 tablespoons nutritional yeast")
+    item = resolver.ingredient("1 cup sourdough starter")
     assert item.ndb_no is None
-    assert item.problem.startswith("no SR28 food for 'nutritional yeast'")
+    assert item.problem.startswith("no SR28 food for 'sourdough starter'")
+
+
+def test_a_refused_name_with_a_cited_proxy_is_read_through_it(resolver):
+    # SR28 has no nutritional yeast (the map refuses the name); its cited proxy is SR28's
+    # active dry yeast, marked on the line
+    item = resolver.ingredient("2 tablespoons nutritional yeast")
+    assert (item.ndb_no, item.match_method) == ("18375", "proxy")
