@@ -108,9 +108,10 @@ def test_a_bad_standard_weight_names_its_field(tmp_path, text, field):
     ("1 cup fresh coriander leaf", "11165", "the singular of the reviewed 'coriander leaves'"),
     # words the parser drops
     ("3 prickly pears", "09287", "the parser keeps 'pears'; SR28's own name holds both words"),
-    ("4 ea. (24 ounces) boneless strip steaks, trimmed of excess fat", "13909",
-     "the reviewed 'strip steak', spelled with its plural on the line (not generic beef)"),
-    ("4 filet mignons, 1½ in (4 cm) thick", "13917", "the reviewed 'filet mignon', plural"),
+    ("4 ea. (24 ounces) boneless strip steaks, trimmed of excess fat", "23339",
+     "the reviewed 'strip steak', spelled with its plural on the line (not generic beef), "
+     "trimmed of its fat: SR28 23339, the top loin steak trimmed to 0\" fat"),
+    ("4 filet mignons, 1½ in (4 cm) thick", "23342", "the reviewed 'filet mignon', plural"),
     # words before a food that name no other food
     ("113 grams (¼ lb) flour", "20081", "'grams flour' is no 'gram flour' (chickpea flour): "
      "only the name's last word may change its number"),

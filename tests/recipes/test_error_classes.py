@@ -230,14 +230,14 @@ def test_published_figures_are_the_recipes_own_nutrition(resolver):
 
 
 @pytest.mark.parametrize(("line", "description", "why"), [
-    ("2 1/2 lbs top round roast", "Beef, round, top round, steak, separable lean and fat, "
-     "trimmed to 1/8\" fat, all grades, raw", "the parser keeps only 'roast'; the line spells "
-     "the cut, a raw beef roast, not sliced deli roast beef"),
+    ("2 1/2 lbs top round roast", "Beef, round, top round roast, boneless, separable lean and "
+     "fat, trimmed to 0\" fat, all grades, raw", "the parser keeps only 'roast'; the line "
+     "spells the cut, a raw beef roast, not sliced deli roast beef (SR28's newer entry)"),
     ("3 lb sirloin tip roast", "Beef, round, tip round, roast, separable lean and fat, "
      "trimmed to 0\" fat, all grades, raw", "the US sirloin tip is the round's tip: not pork "
      "loin, and the 'sirloin' in the reviewed name is not a second cut to look for"),
-    ("2 lb eye of round roast", "Beef, round, eye of round, roast, separable lean and fat, "
-     "trimmed to 1/8\" fat, all grades, raw", "parsed as 'eye roast', which SR28 lacks"),
+    ("2 lb eye of round roast", "Beef, round, eye of round roast, boneless, separable lean and "
+     "fat, trimmed to 0\" fat, all grades, raw", "parsed as 'eye roast', which SR28 lacks"),
     ("2 lb tri-tip", "Beef, bottom sirloin, tri-tip roast, separable lean and fat, trimmed to "
      "0\" fat, all grades, raw", "parsed as 'tri'; the hyphenated name holds it"),
     ("1 (3 lb) beef roast (or pork roast)", "Beef, composite of trimmed retail cuts, separable "

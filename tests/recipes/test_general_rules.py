@@ -243,8 +243,8 @@ def test_a_counted_roast_is_never_a_steak(resolver):
 @pytest.mark.parametrize(("line", "ndb", "grams", "why"), [
     ("1 boneless pork loin roast", "10224", 2195.0, "SR28 10224 'Pork, fresh, loin, top loin "
      "(roasts), boneless, separable lean and fat, raw': '1 roast' 2195 g"),
-    ("2 beef tenderloin steaks", "13917", 2 * 164.0, "a counted steak is the steak: SR28 13917 "
-     "'Beef, tenderloin, steak, ... raw', '1 steak' 164 g"),
+    ("2 beef tenderloin steaks", "23342", 2 * 170.0, "a counted steak is the steak: SR28 23342 "
+     "'Beef, loin, tenderloin steak, boneless, ... raw', '1 steak' 170 g"),
 ])
 def test_a_counted_piece_is_its_own_portion(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)

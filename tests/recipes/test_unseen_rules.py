@@ -480,7 +480,7 @@ def test_bone_words_agree_or_disagree():
 @pytest.mark.parametrize(("line", "ndb", "why"), [
     ("1 lb beef chuck, cut into ½-inch pieces", "23093",
      "chuck cut into pieces is SR28's chuck for stew, the cut the stew meat is made of"),
-    ("1 lb beef chuck", "13815", "uncut chuck stays the chuck roast"),
+    ("1 lb beef chuck", "23102", "uncut chuck stays the chuck pot roast (SR28 23102)"),
     ("1 lb beef sirloin, cut into cubes", "13929", "another cut cubed stays that cut"),
     ("2 lb lamb shoulder, cubed", "17035", "lamb's stew entry is lean only: the shoulder stays"),
 ])
@@ -496,8 +496,14 @@ def test_the_stew_cut_is_the_species_or_the_cut_it_is_made_of(resolver, line, nd
      "the fat trimmed off: the separable lean, less the separable fat"),
     ("2 lb sirloin steak, trimmed of excess fat", "23611", 907.185 * 0.87, "said the other way"),
     ("2 lb sirloin steak", "13929", 907.185, "a cut as bought keeps its fat"),
-    # the chuck blade roast has no raw lean-only entry: the line's entry stands
-    ("1 lb beef chuck roast, trimmed of fat", "13815", 453.592, "no lean sibling, no change"),
+    # SR28 13293, the chuck pot roast's separable lean (refuse 19 %) against 23102, its lean
+    # and fat at 0" (refuse 6 %): 13 % separable fat
+    ("1 lb beef chuck roast, trimmed of fat", "13293", 453.592 * 0.87,
+     "already at 0\" trim: the separable lean, less the separable fat"),
+    # SR28 23339 "Beef, loin, top loin steak, boneless, lip off, separable lean and fat,
+    # trimmed to 0\" fat": the same cut as the map's 23388 (lip-on, 1/8") with its outer fat off
+    ("1 lb strip steak, trimmed of excess fat", "23339", 453.592,
+     "the cut trimmed to 0\" fat, as bought: the seam fat stays"),
 ])
 def test_a_cut_trimmed_of_its_fat_is_its_separable_lean(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)

@@ -25,6 +25,7 @@ from nutrireason.recipes.backoff import (
     bare_name,
     collective_example,
     kind_name,
+    packless_name,
     with_forms,
 )
 from nutrireason.recipes.coverage import (
@@ -46,7 +47,14 @@ from nutrireason.recipes.grams import (
 )
 from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained
 from nutrireason.recipes.load import CorpusLoad
-from nutrireason.recipes.match import Match, Matcher, name_words, stem
+from nutrireason.recipes.match import (
+    Match,
+    Matcher,
+    name_words,
+    names_the_food,
+    product_of_food,
+    stem,
+)
 from nutrireason.recipes.nutrition import recipe_nutrition
 from nutrireason.recipes.parse import (
     BONELESS,
@@ -422,6 +430,15 @@ class Resolver:
         stew = stew_name(meat, parts) if CUBED.search(parsed.line) else None
         match = self.matcher.match(stew or parsed.food, parsed.unit, parsed.raw_food,
                                    parsed.prep, parsed.line)
+        packless = packless_name(parsed.food, parsed.line)
+        if packless and not (match and names_the_food(packless, match.description) and
+                             not product_of_food(packless, match.description)):
+            # "tuna in olive oil" is tuna, not the oil ("tuna in water" is the map's tuna);
+            # a food that is nothing without its pack ("crispy chilli in oil") stays as found
+            food = self._match(replace(parsed, food=packless, raw_food=None), item)
+            if food is not None:
+                item.rules = [*item.rules, f"pack_set_aside:{packless}"]
+                return food
         if match is not None and match.score >= floor:
             if stew:
                 item.rules = [*item.rules, f"stew_cut:{stew}"]
@@ -770,14 +787,25 @@ class Resolver:
                             f"{refuse:g} % ({what})"
 
     def _fat_trimmed(self, item: ResolvedIngredient, parsed: ParsedLine) -> None:
-        """A cut weighed as bought whose fat the line trims off ("2 lb sirloin steak, fat
-        trimmed") is SR28's separable lean of the same cut, less the separable fat: the
+        """A cut weighed as bought whose fat the line trims off is the same cut trimmed to 0"
+        fat where SR28 has it ("strip steaks, trimmed of excess fat"), else ("2 lb sirloin
+        steak, fat trimmed") SR28's separable lean of the same cut, less the separable fat: the
         lean entry's refuse over the lean-and-fat entry's (top sirloin: 16 % bone, tissue
         and fat against 3 % bone and tissue, so 13 % fat)."""
         description = item.sr28_description or ""
         if parsed.unit_kind != "mass" or item.grams is None or \
                 "separable lean and fat" not in description or \
                 not FAT_TRIMMED.search(after_food(parsed)):
+            return
+        closer = self.states.by_description.get(
+            description.replace('trimmed to 1/8" fat', 'trimmed to 0" fat')
+            .replace("lip-on", "lip off"))
+        if closer is not None and closer != item.ndb_no:
+            # "strip steaks, trimmed of excess fat": the same cut trimmed to 0" of outer fat
+            # (the seam fat stays: a cook cannot trim it)
+            item.ndb_no, item.sr28_description = closer, self.states.description[closer]
+            item.rules = [*item.rules, "fat_trimmed"]
+            item.grams_method = f"{item.grams_method}; fat trimmed: the cut trimmed to 0\" fat"
             return
         lean = self.states.by_description.get(
             description.replace("separable lean and fat", "separable lean only"))

@@ -82,6 +82,16 @@ def wine_bottles(text: str) -> str:
     """"1 bottle of dry red wine" -> "750 ml dry red wine"."""
     return WINE_BOTTLES.sub(lambda m: f"{_times(m, 750)} ml ", text)
 # "2 dozen oysters", "a dozen eggs": twelve of them.
+# "1 glass of milk", "2 glasses red wine": a glass is a US cup (8 fl oz, the "8-ounce glass"
+# of US dietary advice); a glass of wine is the 5 fl oz standard serving (Dietary Guidelines
+# for Americans 2020-2025, Appendix: one drink is 5 fl oz of wine), of a dessert wine SR28's
+# own glass (14057: 1 glass = 3.5 fl oz).
+GLASSES = re.compile(rf"(?i){_AMOUNT}\s+(?:(?:large|big|small|tall|full)\s+)?"
+                     r"(?:glass(?:es)?|tumblers?)\b(?:\s+of\b)?"
+                     r"(?=(?P<dessert>[^,;(]*\b(?:port|sherry|marsala|madeira|muscat)\b)?)"
+                     r"(?=(?P<wine>[^,;(]*\b(?:wine|claret|champagne|prosecco|chablis|"
+                     r"vermouth)\b)?)")
+GLASS_FLUID_OUNCES = {"dessert": 3.5, "wine": 5.0}
 DOZEN = re.compile(rf"(?i)(?:{_AMOUNT}|(?<![\w/])(an?|one|half an?))\s+dozen\b")
 # A length where the amount stands: "9-inch pie crust", "50 mm cinnamon stick" are one item of
 # that size; "24 1/4-inch baguette slices" are 24 slices, not 24 1/4.
@@ -151,11 +161,19 @@ def amounts_plus(text: str) -> str:
 
 
 def household_measures(text: str) -> str:
-    """Dessert and soup spoons as teaspoons, fifths as millilitres, dozens as counts."""
+    """Dessert and soup spoons as teaspoons, fifths as millilitres, glasses as cups (of wine,
+    as 5 fl oz), dozens as counts."""
     text = HOUSEHOLD_SPOONS.sub(
         lambda m: f"{_times(m, SPOON_TEASPOONS[m.group(3).lower()])} teaspoon", text)
     text = FIFTHS.sub(lambda m: f"{_times(m, 757)} ml", text)
+    text = GLASSES.sub(_glasses, text)
     return DOZEN.sub(lambda m: _times(m, 12), text)
+
+
+def _glasses(found: re.Match) -> str:
+    kind = "dessert" if found.group("dessert") else "wine" if found.group("wine") else None
+    return f"{_times(found, GLASS_FLUID_OUNCES[kind])} fl oz" if kind else \
+        f"{_times(found, 1.0)} cup"
 
 
 def _times(found: re.Match, factor: float) -> str:
@@ -403,8 +421,16 @@ def expand_abbreviations(text: str) -> str:
 # "cut into 1/2-inch slices", "sliced into strips", "broken into florets": how the food is cut.
 INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|torn|broken|split|"
                          r"separated|shaped|formed|rolled|divided|pulled|zested)\s+)?"
-                         r"(?:into|(?<=[a-z] )in(?=\s+(?:strips|slices|wedges|rings|chunks|"
-                         r"cubes|pieces|halves|quarters)\b))\s+[^,;]*")
+                         r"(?:into|(?<=[a-z] )in(?=\s+(?:[\d½¼¾⅓⅔⅛.,/-]+\s*(?:cm|mm|inch(?:es)?|"
+                         r"in\.?|\")?[\s-]*)?(?:(?:small|large|thin|thick|bite[- ]size[d]?)\s+)?"
+                         r"(?:strips|slices|wedges|rings|chunks|cubes|pieces|halves|quarters|"
+                         r"dice)\b))\s+[^,;]*")
+# "grated on the large side of a box grater", "using a food processor": the tool, not the food
+# nor its unit.
+TOOL_CLAUSE = re.compile(r"(?i)[\s,]+(?:on|using|with|in|through)\s+(?:the\s+|a\s+|an\s+)?"
+                         r"(?:[\w-]+\s+){0,6}?(?:grater|microplane|zester|mandoline|"
+                         r"food[- ]processor|blender|mortar|garlic press|sieve|ricer|spiralizer)"
+                         r"\b[^,;]*")
 # "X with Y" names X ("cream cheese with chives", "whole tomatoes with juice"), unless Y is a
 # part of X's own entry ("chicken thighs with skin", "potatoes with peel").
 WITH_CLAUSE = re.compile(r"(?i)\s+(?:with(?:out)?|in(?=\s+(?:its|their)?\s*(?:own\s+)?"
@@ -427,10 +453,11 @@ PURPOSE_CLAUSE = re.compile(r"(?i)[\s,]+(?:to|for)\s+(?:fry|frying|deep[- ]?fry(
 
 
 def set_aside_clauses(text: str) -> tuple[str, list[str]]:
-    """The main text without "into ..." cutting clauses, "with ..." clauses and "to fry" /
-    "for dusting" purposes, and the clauses set aside (for state words)."""
+    """The main text without the tool it is cut with ("on a box grater"), "into ..." cutting
+    clauses, "with ..." clauses and "to fry" / "for dusting" purposes, and the clauses set
+    aside (for state words)."""
     aside = []
-    for pattern in (REMOVED_CLAUSE, INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
+    for pattern in (TOOL_CLAUSE, REMOVED_CLAUSE, INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
         found = pattern.search(text)
         if found and re.search(r"[a-z]", text[:found.start()], re.I):
             aside.append(found.group(0).strip(" ,"))

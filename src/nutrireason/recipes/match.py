@@ -156,6 +156,16 @@ ASKS_FOR_STAND_IN = STAND_IN_WORDS | {"plant", "based", "soy", "tofu", "seitan",
                                       "vegetable", "bean", "mock", "faux"}
 
 
+def product_of_food(query: str, description: str) -> bool:
+    """The entry's own name ends in a product word the query does not name: a product made of
+    the food, not the food ("sardines" are not "Fish oil, sardine", "peanuts" not "Peanut
+    butter, smooth style")."""
+    wanted = set(tokens(query))
+    first = tokens(description.split(",")[0])
+    return len(first) > 1 and first[-1] in PRODUCT_HEADS and first[-1] not in wanted and \
+        not HEAD_SYNONYMS.get(first[-1], set()) & wanted
+
+
 def keeps_head(query: str, description: str) -> bool:
     """False when the query ends in a product word the description does not name; when the
     description is a product the query does not name ("almond" is not "Oil, almond"); or a
@@ -499,7 +509,8 @@ class Matcher:
         best: tuple[float, float, int] | None = None
         for index in shared:
             text = self.lowered[index]
-            if not keeps_head(query, text) or not names_the_food(query, text, self.vocabulary) \
+            if not keeps_head(query, text) or product_of_food(query, text) or \
+                    not names_the_food(query, text, self.vocabulary) \
                     or not self.names_the_kind(query, text) or \
                     (not concentrate and unasked_concentrate(query, text)):
                 continue

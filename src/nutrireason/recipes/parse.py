@@ -80,7 +80,8 @@ LINE_STATE_WORDS = {
     "poached": "boiled", "roasted": "roasted", "baked": "roasted", "grilled": "grilled",
     "broiled": "grilled", "fried": "fried", "sauteed": "cooked", "sautéed": "cooked",
     "canned": "canned", "tinned": "canned", "drained": "drained", "rinsed": "rinsed",
-    "dried": "dried", "dry": "raw", "frozen": "frozen", "thawed": "frozen", "raw": "raw",
+    "dried": "dried", "dehydrated": "dried", "dry": "raw", "frozen": "frozen",
+    "thawed": "frozen", "raw": "raw",
     "uncooked": "raw", "leftover": "cooked", "boneless": "boneless", "skinless": "skinless",
     "rotisserie": "roasted", "shredded": "shredded", "pulled": "shredded", "smoked": "smoked",
     # a poultry fillet is boneless and skinless (fish entries name no skin: unaffected)
@@ -294,6 +295,10 @@ def _parse(text: str) -> ParsedLine:
         quantity, unit = quantity * SMALL_MEASURES[unit], "teaspoon"
     food = _food_before_comma(main, clean_food(sliced.get("food"), unit), unit, rules)
     food = dropped_portion_noun(main, food, rules)
+    strip = STRIP_STEAK.search(main) if unit == "strip" else None
+    if strip:  # "2 New York strip steaks": the steaks are counted, "strip" names the cut
+        food, unit = " ".join(strip.group(0).lower().split()), "steak"
+        rules.append("strip_steak")
     moved = part_noun(food, unit)
     if moved:
         food, unit = moved  # "4 leaves iceberg lettuce", "12 pineapple rings": the part counts
@@ -340,7 +345,24 @@ def _parse(text: str) -> ParsedLine:
     parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     _wing_parts(parsed)
+    if parsed.unit_kind == "count" and parsed.food in COUNTED_SENSE:
+        # "1 red pepper, chopped": a counted red pepper is the vegetable, "1 bunch of
+        # coriander" the leaves; measured by the spoon ("½ tsp red pepper", "1 tsp
+        # coriander") each stays the ground spice
+        parsed.food = COUNTED_SENSE[parsed.food]
+        parsed.rules.append("counted_sense")
     return parsed
+
+
+# Names that, measured by the spoon, are a ground spice, and counted, the fresh plant.
+COUNTED_SENSE = {"red pepper": "red bell pepper", "fresh red pepper": "red bell pepper",
+                 "coriander": "coriander leaves", "fresh coriander": "coriander leaves"}
+
+
+# A steak named by its cut "strip" (the slicer reads the word as a unit, as in "strips of
+# bacon").
+STRIP_STEAK = re.compile(r"(?i)\b(?:new\s+york\s+|ny\s+|kansas\s+city\s+)?strip\s+"
+                         r"(?:steaks?|loins?)\b")
 
 
 # A part of a food counted on its own: the count weighs the part, never the whole food.
