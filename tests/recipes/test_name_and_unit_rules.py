@@ -228,3 +228,20 @@ def test_a_beef_cut_is_its_newer_entry(resolver, line, ndb, grams, why):
 
 def test_strips_of_bacon_stay_strips():
     assert parse_line("4 strips bacon").unit == "strip"
+
+
+# ------------------------------------------------------------- a cut of the food's category
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("½ cup grated Pecorino Romano cheese", 48.5,
+     "SR28 01038 romano has no cup: a grated cheese's cup, 01227 queso seco '1 cup grated' "
+     "= 97 g (not ingredient-slicer's generic 196 g)"),
+    ("1 cup shredded gouda", 113.0,
+     "SR28 01022 gouda has no cup: a shredded cheese's cup, 01005 brick '1 cup, shredded' "
+     "= 113 g"),
+])
+def test_a_cut_of_a_food_without_a_cup_weighs_as_its_category(resolver, line, grams, why):
+    item = resolver.ingredient(line)
+    assert item.grams == pytest.approx(grams, abs=0.01), why
+    assert "the same cut" in (item.grams_method or ""), why

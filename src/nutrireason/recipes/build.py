@@ -655,16 +655,19 @@ class Resolver:
                 description_words(self.states.description[r])]
 
     def _cut_like_its_kind(self, parsed: ParsedLine, ndb_no: str) -> Weighed | None:
-        """A cup of cubes or crumbs of an entry without one, by the same cut of its own kind
-        ("8 cups cubed Italian bread" by white bread's cup of cubes, 35 g, not a generic
-        density of 137 g a cup: cut pieces hold air)."""
-        cuts = CUT_PORTIONS & set(portion_words(parsed))
-        if not cuts:
-            return None
-        return self._relative_weight(
-            parsed, ndb_no, lambda method: method.startswith("sr28_weight") and
-            bool(cuts & set(re.findall(r"[a-z]+", method))), self.states.same_head,
-            ": the same cut")
+        """A cup of cubes, crumbs, grated or shredded pieces of an entry without one, by the
+        same cut of its own kind ("8 cups cubed Italian bread" by white bread's cup of cubes,
+        35 g, not a generic density of 137 g a cup: cut pieces hold air), else of its SR28
+        category ("½ cup grated Romano" by a grated cheese's cup, 97 g, not 196 g)."""
+        for cut in dict.fromkeys(w for w in portion_words(parsed) if w in CUT_PORTIONS):
+            # the line's own word first: "grated" by a grated cup before a shredded one
+            found = self._relative_weight(
+                parsed, ndb_no, lambda method, cut=cut: method.startswith("sr28_weight") and
+                cut in re.findall(r"[a-z]+", method), self.states.same_category,
+                ": the same cut")
+            if found is not None:
+                return found
+        return None
 
     def _relative_weight(self, parsed: ParsedLine, ndb_no: str,
                          fits: Callable[[str], bool],

@@ -359,7 +359,7 @@ def _first_word(measure: str) -> str:
 PORTION_SYNONYMS = {"grated": "shredded", "macaroni": "elbows", "cubed": "cubes",
                     "crumbled": "crumbs"}
 # Cuts whose cup another entry of the same kind can lend (cut pieces hold air alike).
-CUT_PORTIONS = {"cubes", "crumbs"}
+CUT_PORTIONS = {"cubes", "crumbs", "grated", "shredded"}
 
 
 def portion_words(parsed: ParsedLine) -> list[str]:

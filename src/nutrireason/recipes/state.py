@@ -192,8 +192,10 @@ class StateResolver:
                            zip(foods["ndb_no"], foods["refuse"], foods["refuse_description"],
                                strict=True)}
         self.by_head: dict[str, list[tuple[str, str]]] = {}
+        self.by_category: dict[str, list[tuple[str, str]]] = {}
         for ndb, text in zip(kept["ndb_no"], kept["description"], strict=True):
             self.by_head.setdefault(_head(text), []).append((ndb, text))
+            self.by_category.setdefault(text.split(",")[0].lower(), []).append((ndb, text))
         self.yields = yields
 
     def choose(self, ndb_no: str, states: list[str], line: str = "") -> StateChoice:
@@ -275,6 +277,19 @@ class StateResolver:
         found = [(len(own & words(text)), other)
                  for other, text in self.by_head.get(_head(description), []) if other != ndb_no]
         return [other for _, other in sorted(found, key=lambda r: (-r[0], r[1]))]
+
+    def same_category(self, ndb_no: str) -> list[str]:
+        """The entry's own head, then the other entries of its SR28 category ("Cheese,
+        romano" -> the other cheeses), those sharing most words first."""
+        description = self.description.get(ndb_no)
+        if description is None:
+            return []
+        head = self.same_head(ndb_no)
+        own = words(description)
+        found = [(len(own & words(text)), other)
+                 for other, text in self.by_category.get(description.split(",")[0].lower(), [])
+                 if other != ndb_no and other not in head]
+        return head + [other for _, other in sorted(found, key=lambda r: (-r[0], r[1]))]
 
     def _qualified(self, ndb_no: str, states: list[str], line: str
                    ) -> tuple[str, str | None, tuple[str, ...]]:
