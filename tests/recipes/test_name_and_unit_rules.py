@@ -245,3 +245,91 @@ def test_a_cut_of_a_food_without_a_cup_weighs_as_its_category(resolver, line, gr
     item = resolver.ingredient(line)
     assert item.grams == pytest.approx(grams, abs=0.01), why
     assert "the same cut" in (item.grams_method or ""), why
+
+
+# ------------------------------------------------------------ a synonym in SR28's own name
+
+
+def test_a_name_sr28_gives_in_parentheses_is_the_food(resolver):
+    # SR28 05160 "Squab, (pigeon), meat and skin, raw": 1 squab = 199 g of meat and skin
+    item = resolver.ingredient("4 whole pigeons, cleaned and gutted")
+    assert (item.ndb_no, item.grams) == ("05160", pytest.approx(4 * 199.0))
+
+
+def test_pigeon_peas_stay_peas(resolver):
+    assert resolver.ingredient("1 cup pigeon peas").ndb_no == "16101"
+
+
+# ------------------------------------------------------------------ slices of a thickness
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("4 ea. ½-inch thick fresh pineapple slices", 4 * 56.0,
+     "SR28 09266 'slice, thin (3-1/2\" dia x 1/2\" thick)' = 56 g, the stated thickness"),
+    ("4 pineapple slices", 4 * 166.0, "no thickness: SR28's first slice, 166 g"),
+    ("2 medium red bell peppers, cut into ½-inch thick wedges", 2 * 119.0,
+     "whole peppers are counted, not slices: SR28 11821 '1 medium' = 119 g"),
+])
+def test_a_stated_thickness_picks_the_slice(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+# ---------------------------------------------------------------- the article as an amount
+
+
+@pytest.mark.parametrize(("line", "quantity", "unit"), [
+    ("A couple of spoonfuls chopped walnuts", 2.0, "tablespoon"),
+    ("A pinch of ground black pepper", 0.0625, "teaspoon"),
+    ("A large loaf of crusty bread", 1.0, "loaf"),
+    ("A few sprigs of parsley", None, "sprig"),
+    ("A little salt", None, None),
+    ("A splash of milk", None, None),
+])
+def test_a_or_a_couple_before_a_unit_is_the_amount(line, quantity, unit):
+    parsed = parse_line(line)
+    assert (parsed.quantity, parsed.unit) == (quantity, unit)
+
+
+# --------------------------------------------------------------- a part of a fruit alone
+
+
+@pytest.mark.parametrize(("name", "line", "expected"), [
+    ("peel clementine oranges", "Peel from 3 clementine oranges (such as mandarins)",
+     ["clementine peel", "orange peel"]),
+    ("peel lemon orange", "Grated peel of 1 lemon and 1 orange", ["lemon peel", "orange peel"]),
+])
+def test_a_part_of_a_fruit_keeps_the_part(name, line, expected):
+    names = backoff_names(name, line)
+    assert names == expected, "never the whole fruit (mandarins)"
+
+
+# ---------------------------------------------------- a mass that restates the volume
+
+
+@pytest.mark.parametrize(("line", "grams", "why"), [
+    ("1.36 kg (48 oz / 6 cups) all-purpose flour", 6 * 125.0,
+     "1.36 kg is 48 fl oz written as ounces of weight: SR28 20081 1 cup = 125 g"),
+    ("250 g (1 cup) plain yogurt", 250.0, "SR28 01116's cup is 245 g: the mass is believed"),
+    ("200 g (1 cup) sugar", 200.0, "200 g is no restated 237 ml"),
+])
+def test_a_mass_that_restates_the_volume(resolver, line, grams, why):
+    assert resolver.ingredient(line).grams == pytest.approx(grams), why
+
+
+# --------------------------------------------------------------------------- animal fats
+
+
+@pytest.mark.parametrize(("line", "ndb", "why"), [
+    ("3 oz lamb or other solid and flavorful fat, chopped", "17005",
+     "the lamb names the fat: SR28 17005 lamb separable fat, not lamb meat"),
+    ("100 g pork fat", "10006", "SR28 10006 'Pork, fresh, separable fat, raw'"),
+    ("2 tbsp goose fat", "04576", "SR28 04576 'Fat, goose'"),
+    ("2 tbsp vegetable oil or other fat", "04044", "a plant oil stays the first food"),
+])
+def test_an_animal_fat_is_the_fat(resolver, line, ndb, why):
+    assert resolver.ingredient(line).ndb_no == ndb, why
+
+
+def test_a_relative_clause_names_no_food():
+    text = "800 g beef or lamb which has some fat"
+    assert set_aside_clauses(text) == ("800 g beef or lamb", ["which has some fat"])

@@ -63,6 +63,8 @@ SPELLING_VARIANTS = {"tumeric": "turmeric", "shitake": "shiitake", "shitakes": "
                      "aubergine": "eggplant", "aubergines": "eggplant", "yogourt": "yogurt",
                      "tomatoe": "tomato", "potatoe": "potato", "cardamon": "cardamom",
                      "cardamons": "cardamom", "dehydrated": "dried"}
+# Parts of a fruit a line uses alone ("peel from 3 clementines"): a back-off keeps the part.
+FRUIT_PARTS = frozenset({"peel", "zest", "rind", "juice"})
 # A gloss that only says how the food is cut or kept ("(minced or powdered)"): no food.
 FORM_ONLY = frozenset({"minced", "powdered", "chopped", "diced", "sliced", "grated", "ground",
                        "crushed", "whole", "fresh", "dried", "frozen", "cooked", "raw",
@@ -164,6 +166,10 @@ def backoff_names(name: str | None, line: str, unit: str | None = None) -> list[
     if folded != (name or ""):
         found.append(folded)
     found += [variant for variant in (respelled(n) for n in [name or "", *found]) if variant]
+    if len(words) > 1 and words[0] in FRUIT_PARTS:
+        # "peel from 3 clementines (such as mandarins)": the peel of the fruit, never the fruit
+        found = [n for n in found if words[0] in n.split()] + \
+            [f"{word.rstrip('s')} {words[0]}" for word in words[1:]]
     seen = {name}
     return [n for n in found if n and not (n in seen or seen.add(n))]  # type: ignore[func-returns-value]
 

@@ -45,7 +45,7 @@ from nutrireason.recipes.grams import (
     small_kind_foods,
     whole_item,
 )
-from nutrireason.recipes.lines import grams_per_counted_piece, stated_drained
+from nutrireason.recipes.lines import grams_per_counted_piece, paren_volume, stated_drained
 from nutrireason.recipes.load import CorpusLoad
 from nutrireason.recipes.match import (
     Match,
@@ -389,7 +389,7 @@ class Resolver:
             item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
             weighed = self._stated_drained(parsed) or self._weigh(parsed, match, choice.ndb_no)
-            if parsed.replaced and parsed.unit_kind == "mass":
+            if parsed.unit_kind == "mass" and (parsed.replaced or paren_volume(parsed.line)):
                 by_volume = self._volume_over_millilitres(parsed, match, choice.ndb_no, weighed)
                 if by_volume is not weighed:
                     weighed, item.rules = by_volume, [*item.rules, "grams_are_millilitres"]
@@ -584,10 +584,11 @@ class Resolver:
 
     def _volume_over_millilitres(self, parsed: ParsedLine, match: Match, ndb_no: str,
                                  weighed: Weighed) -> Weighed:
-        """"1 ½ cup (360 g) rolled oats": grams that are the volume's millilitres (240 g a
-        cup, a conversion written as grams) on a food whose own cup weighs far less or more
-        (SR28: 81 g of oats a cup) are the volume, weighed by the food's portion."""
-        amount, unit = parsed.replaced or (0.0, "")
+        """"1 ½ cup (360 g) rolled oats", "1.36 kg (48 oz / 6 cups) flour": a mass that is the
+        volume's millilitres (240 g a cup, a conversion written as grams or as ounces) on a
+        food whose own cup weighs far less or more (SR28: 81 g of oats a cup) is the volume,
+        weighed by the food's portion."""
+        amount, unit = parsed.replaced or paren_volume(parsed.line) or (0.0, "")
         if weighed.grams is None or unit not in VOLUME_UNITS:
             return weighed
         millilitres = convert(amount, unit, "milliliter")

@@ -160,6 +160,34 @@ def amounts_plus(text: str) -> str:
     return text
 
 
+# "A pinch of nutmeg", "a large loaf of bread", "a couple of spoonfuls chopped dill": the
+# article is the amount (one; a couple is two) when a unit follows it. "A few", "a little"
+# and "a bit" stay vague.
+ARTICLE_AMOUNT = re.compile(
+    r"(?i)^\s*(?:(?P<couple>a\s+couple(?:\s+of)?)|an?)\s+(?=(?:(?:large|small|medium|big|"
+    r"generous|good|heaping|heaped|level|scant|rounded)\s+)?(?:cups?|tablespoons?|tbsps?|"
+    r"teaspoons?|tsps?|spoonfuls?|pinch(?:es)?|dash(?:es)?|drops?|shots?|"
+    r"loaf|loaves|sprigs?|cloves?|cans?|tins?|jars?|packages?|packets?|"
+    r"bags?|bunch(?:es)?|heads?|sticks?|slices?|pieces?|pounds?|ounces?|pints?|quarts?|"
+    r"liters?|litres?|handfuls?)\b)")
+
+
+# "3 oz lamb or other solid and flavorful fat": the lamb names the fat, it is no alternative.
+OTHER_FAT = re.compile(r"(?i)\b(lamb|mutton|beef|pork|bacon|chicken|duck|goose)\s+or\s+other\s+"
+                       r"(?:[\w-]+\s+){0,4}?fat\b")
+
+
+def animal_fat(text: str) -> str:
+    """"lamb or other ... fat" as "lamb fat"."""
+    return OTHER_FAT.sub(lambda m: f"{m.group(1)} fat", text)
+
+
+def article_amount(text: str) -> str:
+    """The article before a unit as its number ("a pinch" -> "1 pinch", "a couple of
+    spoonfuls" -> "2 spoonfuls")."""
+    return ARTICLE_AMOUNT.sub(lambda m: "2 " if m.group("couple") else "1 ", text, count=1)
+
+
 def household_measures(text: str) -> str:
     """Dessert and soup spoons as teaspoons, fifths as millilitres, glasses as cups (of wine,
     as 5 fl oz), dozens as counts."""
@@ -425,6 +453,9 @@ INTO_CLAUSE = re.compile(r"(?i)(?<=[a-z)])[\s,]+(?:(?:cut|sliced|chopped|diced|t
                          r"in\.?|\")?[\s-]*)?(?:(?:small|large|thin|thick|bite[- ]size[d]?)\s+)?"
                          r"(?:strips|slices|wedges|rings|chunks|cubes|pieces|halves|quarters|"
                          r"dice)\b))\s+[^,;]*")
+# "beef or lamb which has some fat": a relative clause describes the food, it names none.
+RELATIVE_CLAUSE = re.compile(r"(?i)[\s,]+(?:which|that)\s+(?:has|have|is|are|was|were|should|"
+                             r"must|can|will|still)\b[^,;()]*")
 # "grated on the large side of a box grater", "using a food processor": the tool, not the food
 # nor its unit.
 TOOL_CLAUSE = re.compile(r"(?i)[\s,]+(?:on|using|with|in|through)\s+(?:the\s+|a\s+|an\s+)?"
@@ -457,7 +488,8 @@ def set_aside_clauses(text: str) -> tuple[str, list[str]]:
     clauses, "with ..." clauses and "to fry" / "for dusting" purposes, and the clauses set
     aside (for state words)."""
     aside = []
-    for pattern in (TOOL_CLAUSE, REMOVED_CLAUSE, INTO_CLAUSE, WITH_CLAUSE, PURPOSE_CLAUSE):
+    for pattern in (RELATIVE_CLAUSE, TOOL_CLAUSE, REMOVED_CLAUSE, INTO_CLAUSE, WITH_CLAUSE,
+                    PURPOSE_CLAUSE):
         found = pattern.search(text)
         if found and re.search(r"[a-z]", text[:found.start()], re.I):
             aside.append(found.group(0).strip(" ,"))
@@ -581,6 +613,24 @@ def paren_measure(line: str, parentheticals: list[str]) -> Measure | None:
     return None
 
 
+VOLUME_MEASURES = frozenset({"cup", "tablespoon", "teaspoon", "milliliter", "liter",
+                             "fluid ounce", "pint", "quart"})
+
+
+def paren_volume(line: str) -> tuple[float, str] | None:
+    """A volume a parenthetical gives beside the line's mass ("1.36 kg (48 oz / 6 cups)
+    flour": 6 cups), the first one; None when none does."""
+    for inner in re.findall(r"\(([^()]*)\)", line):
+        for part in re.split(r",|/(?!\d)|;", inner.lower()):
+            found = re.fullmatch(rf"\s*(?:(?:{APPROXIMATE})\s+)?({_NUMBER})\s*-?\s*"
+                                 rf"({_MEASURE_WORDS})\.?\s*", expand_abbreviations(part))
+            if found and MEASURES[found.group(2)] in VOLUME_MEASURES:
+                amount = parse_number(found.group(1))
+                if amount:
+                    return amount, MEASURES[found.group(2)]
+    return None
+
+
 def paren_count(parentheticals: list[str], portions: set[str]) -> tuple[float, str, str] | None:
     """A count of pieces in a parenthetical, for a line with no quantity of its own
     ("shredded cooked chicken (about 2 small drumsticks)"): the number, the piece (one of
@@ -681,7 +731,8 @@ def prepare(line: str) -> LineText:
     if citrus:
         rules.append("citrus_part")
         main, parentheticals = citrus, []
-    for name, rule in (("alternative", first_alternative), ("abbreviations", expand_abbreviations),
+    for name, rule in (("article_amount", article_amount), ("animal_fat", animal_fat),
+                       ("alternative", first_alternative), ("abbreviations", expand_abbreviations),
                        ("household_measure", household_measures), ("amounts_plus", amounts_plus)):
         changed = rule(main)
         if changed != main:

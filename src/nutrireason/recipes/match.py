@@ -566,7 +566,12 @@ def description_kind(description: str) -> tuple[set[str], list[list[str]]]:
     one it is (alternatives of them, where the entry says "or"). "Taro leaves, raw" ->
     ({leaf}, [[taro]]); after a category ("Fish, pike, walleye", "Spices, pepper, black") the
     next part names the kind: ({fish, pike}, [[pike]]), ({spice, pepper}, [[pepper, black]])."""
-    parts = [re.sub(r"\([^)]*\)?|ready-to-\w+", " ", part) for part in description.split(",")]
+    raw_parts = description.split(",")
+    # "Squab, (pigeon), meat and skin": a parenthesised name after the head is its synonym
+    synonyms = {word for part in raw_parts[:2] for found in re.findall(r"\(([^)]*)\)", part)
+                if len(raw_parts) > 1 and re.fullmatch(r"\s*\([^)]*\)\s*", raw_parts[1])
+                for word in tokens(found)}
+    parts = [re.sub(r"\([^)]*\)?|ready-to-\w+", " ", part) for part in raw_parts]
     parts = [part for part in parts if tokens(part) and not _NEUTRAL_PART.match(part)]
     if not parts:
         return set(), []
@@ -579,6 +584,7 @@ def description_kind(description: str) -> tuple[set[str], list[list[str]]]:
         text = " ".join(kind)
     else:
         heads, text = set(first[-1:]), " ".join(first[:-1])
+    heads |= synonyms
     options = [[w for w in option.split() if w not in KIND_IGNORED]
                for option in re.split(r"\bor\b", text)]
     return heads, [option for option in options if option]
@@ -589,7 +595,10 @@ def score_description(query: str, description: str) -> float:
     wanted = tokens(query)
     if not wanted:
         return 0.0
-    first = set(tokens(description.split(",")[0]))
+    parts = description.split(",")
+    first = set(tokens(parts[0]))
+    if len(parts) > 1 and re.fullmatch(r"\s*\([^)]*\)\s*", parts[1]):
+        first |= set(tokens(parts[1]))  # "Squab, (pigeon)": the synonym names the food too
     everything = set(tokens(description))
     coverage = sum(w in everything for w in wanted) / len(wanted)
     head = 1.0 if wanted[-1] in first else 0.0
