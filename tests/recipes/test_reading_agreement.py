@@ -10,10 +10,10 @@ of its time were written (``--seed 120326``, ``--seed 20261204``, ``--seed 20261
 4122026``, ``--seed 20261205``, ``--seed 20261206``, ``--seed 5122026``, ``--seed 6122026``,
 ``--seed 7122026``, then ``--seed 8122026`` and ``--seed 9122026``, drawn together). The
 Wikibooks readings, lines and all, are in ``fixtures/readings/`` (the lines are the project's
-own corpus). For the dev split: the targets (calories median distance at most 2 %, at least
-90 % of the kept recipes within 10 %) and the number of recipes this build keeps. For each Wikibooks sample: the number kept and
-today's figures (a change that reads recipes worse fails here), and the targets, as a strict
-expected failure on the samples that do not reach them yet.
+own corpus). For the dev split: the targets (calories median distance at most 2 %, at least 90
+% of the kept recipes within 10 %) and the number of recipes this build keeps. For each
+Wikibooks sample: the number kept and today's figures (a change that reads recipes worse fails
+here), and the targets, as a strict expected failure on the samples that do not reach them yet.
 """
 
 from __future__ import annotations
