@@ -50,8 +50,9 @@ DESCRIPTORS = frozenset({"baking", "cooking", "organic", "homemade", "store-boug
 # "water-packed tuna"): not the food; a pack is kept after the name, as the map lists it
 # ("tuna water", the slicer's "tuna in water").
 FILLED_OR_PACKED = re.compile(r"^(?P<filling>[a-z]+)-?(?P<kind>stuffed|filled|packed)$")
-# Spellings of one word that the reviewed map and SR28 write otherwise: tried when the name as
-# written finds nothing (never before it: "chilli powder" and "chili powder" are two foods).
+# Spellings (and a synonym: "dehydrated") of one word that the reviewed map and SR28 write
+# otherwise: tried when the name as written finds nothing (never before it: "chilli powder" and
+# "chili powder" are two foods).
 SPELLING_VARIANTS = {"tumeric": "turmeric", "shitake": "shiitake", "shitakes": "shiitake",
                      "galingal": "galangal", "portobello": "portabella",
                      "portobellos": "portabella", "crookedneck": "crookneck",

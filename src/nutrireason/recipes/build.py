@@ -389,7 +389,7 @@ class Resolver:
             item.yield_factor = choice.yield_factor
         if parsed.kind == "quantified":
             weighed = self._stated_drained(parsed) or self._weigh(parsed, match, choice.ndb_no)
-            if parsed.unit_kind == "mass" and (parsed.replaced or paren_volume(parsed.line)):
+            if parsed.unit_kind == "mass":
                 by_volume = self._volume_over_millilitres(parsed, match, choice.ndb_no, weighed)
                 if by_volume is not weighed:
                     weighed, item.rules = by_volume, [*item.rules, "grams_are_millilitres"]

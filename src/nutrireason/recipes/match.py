@@ -567,10 +567,6 @@ def description_kind(description: str) -> tuple[set[str], list[list[str]]]:
     ({leaf}, [[taro]]); after a category ("Fish, pike, walleye", "Spices, pepper, black") the
     next part names the kind: ({fish, pike}, [[pike]]), ({spice, pepper}, [[pepper, black]])."""
     raw_parts = description.split(",")
-    # "Squab, (pigeon), meat and skin": a parenthesised name after the head is its synonym
-    synonyms = {word for part in raw_parts[:2] for found in re.findall(r"\(([^)]*)\)", part)
-                if len(raw_parts) > 1 and re.fullmatch(r"\s*\([^)]*\)\s*", raw_parts[1])
-                for word in tokens(found)}
     parts = [re.sub(r"\([^)]*\)?|ready-to-\w+", " ", part) for part in raw_parts]
     parts = [part for part in parts if tokens(part) and not _NEUTRAL_PART.match(part)]
     if not parts:
@@ -584,10 +580,18 @@ def description_kind(description: str) -> tuple[set[str], list[list[str]]]:
         text = " ".join(kind)
     else:
         heads, text = set(first[-1:]), " ".join(first[:-1])
-    heads |= synonyms
+    heads |= synonym_words(raw_parts)
     options = [[w for w in option.split() if w not in KIND_IGNORED]
                for option in re.split(r"\bor\b", text)]
     return heads, [option for option in options if option]
+
+
+def synonym_words(parts: list[str]) -> set[str]:
+    """The words of a parenthesised name an SR28 description gives right after its head
+    ("Squab, (pigeon), meat and skin": pigeon), which names the food as the head does."""
+    if len(parts) > 1 and re.fullmatch(r"\s*\([^)]*\)\s*", parts[1]):
+        return set(tokens(parts[1]))
+    return set()
 
 
 def score_description(query: str, description: str) -> float:
@@ -596,9 +600,7 @@ def score_description(query: str, description: str) -> float:
     if not wanted:
         return 0.0
     parts = description.split(",")
-    first = set(tokens(parts[0]))
-    if len(parts) > 1 and re.fullmatch(r"\s*\([^)]*\)\s*", parts[1]):
-        first |= set(tokens(parts[1]))  # "Squab, (pigeon)": the synonym names the food too
+    first = set(tokens(parts[0])) | synonym_words(parts)
     everything = set(tokens(description))
     coverage = sum(w in everything for w in wanted) / len(wanted)
     head = 1.0 if wanted[-1] in first else 0.0
