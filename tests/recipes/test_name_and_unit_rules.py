@@ -185,6 +185,11 @@ def test_a_glass_is_weighed(resolver, line, ndb, grams, why):
     ("1 bunch of coriander", "11165", 70.0,
      "counted: the leaves (11165), a bunch of a soft herb at its standard 70 g"),
     ("1 tsp coriander", "02013", 1.8, "spooned: the seed, SR28 02013 1 tsp = 1.8 g"),
+    ("1 medium red pepper, chopped (~1 cup)", "11821", 149.0,
+     "counted, then measured: the vegetable, SR28 11821 '1 cup, chopped' = 149 g (not 86 g "
+     "of cayenne)"),
+    ("½ cup red pepper, diced", "11821", 74.5, "diced: the vegetable, half of 149 g"),
+    ("1 tbsp crushed red pepper", "02031", 5.3, "crushed: cayenne, SR28 02031 1 tbsp = 5.3 g"),
 ])
 def test_a_counted_food_is_the_fresh_plant(resolver, line, ndb, grams, why):
     item = resolver.ingredient(line)

@@ -345,18 +345,24 @@ def _parse(text: str) -> ParsedLine:
     parsed.generic_grams = _rescaled(parsed.generic_grams, sliced, quantity, unit)
     parsed.problem = parsed.problem or implausible_quantity(quantity, parsed.unit_kind, unit)
     _wing_parts(parsed)
-    if parsed.unit_kind == "count" and parsed.food in COUNTED_SENSE:
-        # "1 red pepper, chopped": a counted red pepper is the vegetable, "1 bunch of
-        # coriander" the leaves; measured by the spoon ("½ tsp red pepper", "1 tsp
-        # coriander") each stays the ground spice
+    counted = parsed.unit_kind == "count" or \
+        (replaced is not None and unit_kind(replaced[1]) == "count")
+    if parsed.food in COUNTED_SENSE and (counted or set(parsed.prep) & FRESH_CUTS):
+        # "1 red pepper, chopped", "1 medium red pepper (~1 cup)", "½ cup red pepper, diced":
+        # a counted or cut red pepper is the vegetable, "1 bunch of coriander" the leaves;
+        # measured by the spoon ("½ tsp red pepper", "1 tsp coriander") each stays the ground
+        # spice
         parsed.food = COUNTED_SENSE[parsed.food]
         parsed.rules.append("counted_sense")
     return parsed
 
 
-# Names that, measured by the spoon, are a ground spice, and counted, the fresh plant.
+# Names that, measured by the spoon, are a ground spice, and counted or cut, the fresh plant.
 COUNTED_SENSE = {"red pepper": "red bell pepper", "fresh red pepper": "red bell pepper",
                  "coriander": "coriander leaves", "fresh coriander": "coriander leaves"}
+# Cuts of a fresh plant, never of a ground spice.
+FRESH_CUTS = frozenset({"chopped", "diced", "sliced", "minced", "seeded", "cored", "julienned",
+                        "cut", "slivered", "quartered", "halved"})
 
 
 # A steak named by its cut "strip" (the slicer reads the word as a unit, as in "strips of
