@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from nutrireason.recipes.backoff import EXAMPLE
+from nutrireason.recipes.lines import FRACTIONS, parse_number
 from nutrireason.recipes.parse import CUTS, MASS_UNITS, VOLUME_UNITS, ParsedLine
 from nutrireason.recipes.units import SLICER_TO_PINT, convert
 
@@ -185,7 +186,7 @@ class Weigher:
         counts_slices = any(word.startswith(("slice", "ring")) for word in
                             [parsed.unit or "", *(parsed.food or "").split()[-1:]])
         thick = stated_thickness(parsed.line) if counts_slices else None
-        slices = [p for p in countable if portion_thickness(p.text)]
+        slices = [p for p in countable if portion_thickness(p.text)] if thick else []
         if across and sized:  # "12 (6-inch) flour tortillas": the portion of that diameter
             portion = min(sized, key=lambda p: abs(portion_diameter(p.text) - across))
         elif thick and slices:  # "4 ½-inch thick pineapple slices": the slice that thick
@@ -245,10 +246,9 @@ def stated_diameter(line: str) -> float | None:
     return BURRITO_INCHES if _BURRITO_SIZE.search(line) else None
 
 
-_VULGAR = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
 _STATED_THICKNESS = re.compile(r"(?i)(\d+(?:\.\d+)?(?:\s*/\s*\d+)?|[½¼¾⅓⅔⅛])\s*-?\s*"
-                               r"(?:inch(?:es)?|in\.?|\"|cm)\s*-?\s*thick\b")
-_PORTION_THICKNESS = re.compile(r"(\d+)(?:-(\d+)/(\d+)|/(\d+))?\"\s*thick")
+                               r"(inch(?:es)?|in\.?|\"|cm)\s*-?\s*thick\b")
+_PORTION_THICKNESS = re.compile(r"(\d+(?:-\d+/\d+|/\d+)?)\"\s*thick")
 
 
 def stated_thickness(line: str) -> float | None:
@@ -256,26 +256,16 @@ def stated_thickness(line: str) -> float | None:
     found = _STATED_THICKNESS.search(line)
     if not found:
         return None
-    text = found.group(1).replace(" ", "")
-    if text in _VULGAR:
-        value = _VULGAR[text]
-    elif "/" in text:
-        top, bottom = text.split("/")
-        value = int(top) / int(bottom)
-    else:
-        value = float(text)
-    return value / 2.54 if "cm" in found.group(0).lower() else value
+    value = parse_number(FRACTIONS.get(found.group(1), found.group(1).replace(" ", "")))
+    if value is None:
+        return None
+    return value / 2.54 if found.group(2).lower() == "cm" else value
 
 
 def portion_thickness(measure: str) -> float | None:
     """Inches thick of an SR28 portion ("slice (3-1/2\" dia x 1/2\" thick)" -> 0.5)."""
     found = _PORTION_THICKNESS.search(measure)
-    if not found:
-        return None
-    whole, numerator, denominator, under = found.groups()
-    if under:
-        return int(whole) / int(under)
-    return int(whole) + int(numerator) / int(denominator) if numerator else float(whole)
+    return parse_number(found.group(1)) if found else None
 
 
 def portion_diameter(measure: str) -> float | None:

@@ -285,10 +285,11 @@ class StateResolver:
         if description is None:
             return []
         head = self.same_head(ndb_no)
+        taken = {ndb_no, *head}
         own = words(description)
         found = [(len(own & words(text)), other)
                  for other, text in self.by_category.get(description.split(",")[0].lower(), [])
-                 if other != ndb_no and other not in head]
+                 if other not in taken]
         return head + [other for _, other in sorted(found, key=lambda r: (-r[0], r[1]))]
 
     def _qualified(self, ndb_no: str, states: list[str], line: str
